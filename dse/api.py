@@ -1,0 +1,126 @@
+"""Python API: evaluate scenarios into a DataFrame (the CLI is a thin layer over this).
+
+>>> import dse
+>>> df = dse.evaluate("scenarios/llama2_70b_h100.yaml")
+>>> df[["tokens_per_s_per_gpu", "mfu", "feasible"]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .costmodel import COLUMNS, describe, evaluate_training
+from .errors import single
+from .hardware import resolve_hardware
+from .scenario import load_scenario
+from .specs import Scenario
+
+RECOMPUTE_CODE = {"none": 0.0, "selective": 1.0, "full": 2.0}
+SUPPORTED_WORKLOADS = ("train", "finetune")
+
+
+def scenario_columns(scenario: Scenario) -> dict[str, float]:
+    """The cost-model columns (SI units) of one scenario."""
+    m, cl, p, tr = scenario.model, scenario.cluster, scenario.parallel, scenario.training
+    hw = resolve_hardware(cl, scenario.precision)
+    moe = m.moe
+    dp = p.dp if p.dp is not None else max(cl.num_gpus // (p.tp * p.pp * p.cp), 1)
+    microbatch = p.microbatch or 1
+    row = {
+        "layers": m.layers,
+        "hidden": m.hidden,
+        "heads": m.heads,
+        "kv_heads": m.kv,
+        "head_dim": m.dhead,
+        "ffn_hidden": m.ffn_hidden,
+        "ffn_mats": 3.0 if m.ffn_act == "swiglu" else 2.0,
+        "vocab": m.vocab,
+        "seq_len": m.seq_len,
+        "experts": moe.experts if moe else 0.0,
+        "top_k": moe.top_k if moe else 0.0,
+        "expert_ffn_hidden": moe.expert_ffn_hidden if moe else 0.0,
+        "shared_experts": moe.shared_experts if moe else 0.0,
+        "moe_layers": (m.layers - moe.dense_layers) if moe else 0.0,
+        "tied_embeddings": float(m.tied_embeddings),
+        **hw.columns(),
+        "num_gpus": cl.num_gpus,
+        "tp": p.tp,
+        "pp": p.pp,
+        "dp": dp,
+        "cp": p.cp,
+        "ep": p.ep,
+        "sp": float(p.sp if p.sp is not None else p.tp > 1),
+        "vpp": p.vpp,
+        "zero": p.zero,
+        "recompute": RECOMPUTE_CODE[p.recompute],
+        "microbatch": microbatch,
+        "global_batch": p.global_batch or dp * microbatch,
+        "act_bytes": 2.0,
+        "weight_bytes": 2.0,
+        "fp8": float(scenario.precision in ("fp8", "fp4")),
+        "grad_bytes": 4.0 if tr.fp32_grad_accumulation else 2.0,
+        "grad_reduce_bytes": float(tr.grad_reduce_bytes),
+        "optimizer_bytes": 12.0,
+        "flash_attention": float(tr.flash_attention),
+        "overlap_dp": float(tr.overlap.dp),
+        "overlap_fsdp": float(tr.overlap.fsdp_prefetch),
+        "overlap_tp": float(tr.overlap.tp),
+        "overlap_ep": float(tr.overlap.ep),
+        "overlap_cp": float(tr.overlap.cp),
+        "overlap_pp": float(tr.overlap.pp),
+    }
+    return {k: float(v) for k, v in row.items()}
+
+
+def _as_scenarios(scenarios: Any) -> list[Scenario]:
+    if isinstance(scenarios, (Scenario, str, Path, Mapping)):
+        scenarios = [scenarios]
+    out = []
+    for item in scenarios:
+        out.append(item if isinstance(item, Scenario) else load_scenario(item if not isinstance(item, Mapping) else dict(item)))
+    return out
+
+
+def evaluate(scenarios: Scenario | str | Path | Mapping | Iterable, explain: bool = True) -> pd.DataFrame:
+    """Evaluate one or more scenarios (specs, dicts or file paths) in one vectorized call.
+
+    Returns one row per scenario: the input columns (SI units), every metric of
+    :func:`dse.costmodel.evaluate_training`, ``feasible`` (bool) and ``infeasible_reason``.
+    """
+    specs = _as_scenarios(scenarios)
+    for i, s in enumerate(specs):
+        if s.workload not in SUPPORTED_WORKLOADS:
+            raise single("workload", f"'{s.workload}' is not modelled yet; allowed: {', '.join(SUPPORTED_WORKLOADS)}",
+                         s.workload)
+    rows = [scenario_columns(s) for s in specs]
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    return evaluate_frame(frame, explain=explain).assign(
+        name=[s.name for s in specs], gpu=[s.cluster.gpu for s in specs],
+        model=[s.model.name for s in specs], precision=[s.precision for s in specs],
+    )
+
+
+def evaluate_frame(frame: pd.DataFrame, explain: bool = True) -> pd.DataFrame:
+    """Score a DataFrame of cost-model columns; returns it with the metrics appended.
+
+    With ``explain``, infeasible rows get a sentence with the arithmetic in
+    ``infeasible_reason`` (a Python loop over infeasible rows only).
+    """
+    batch = {k: frame[k].to_numpy(dtype=np.float64) for k in COLUMNS if k in frame}
+    metrics = evaluate_training(batch)
+    out = frame.copy()
+    for k, v in metrics.items():
+        out[k] = v
+    out["feasible"] = out["feasible"] > 0
+    out["infeasible_mask"] = out["infeasible_mask"].astype(np.int64)
+    reasons = np.full(len(out), "", dtype=object)
+    if explain:
+        for i in np.flatnonzero(~out["feasible"].to_numpy()):
+            reasons[i] = describe(int(out["infeasible_mask"].iat[i]), out.iloc[i].to_dict())
+    out["infeasible_reason"] = reasons
+    return out

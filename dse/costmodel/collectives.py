@@ -1,0 +1,106 @@
+"""Latency-bandwidth (alpha-beta) cost of collectives on a two-level network.
+
+Conventions (nccl-tests PERFORMANCE.md; Thakur et al. 2005 for ring algorithms): ``size`` is the
+full buffer in bytes (the gathered size for all-gather, the input for reduce-scatter), ``n`` the
+group size, ``bw`` the achieved one-direction bandwidth per GPU (bytes/s), ``alpha`` the
+per-step latency (s). Ring all-reduce moves 2(n-1)/n of the buffer through every GPU's link;
+all-gather and reduce-scatter (n-1)/n; all-to-all (n-1)/n.
+
+Placement: a parallel group whose members are ``stride`` ranks apart (the product of the degrees
+laid out inside it; tp is innermost) has ``k = clip(domain / stride, 1, n)`` members in each
+NVLink domain. ``k == n``: the whole group is on NVLink. ``k == 1``: every member sits in a
+different domain, so the group runs on the scale-out network. Otherwise it pays the
+hierarchical cost: reduce-scatter inside the domain, the cross-domain collective on 1/k of the
+buffer (each GPU drives its own NIC, rail-optimised), all-gather inside the domain.
+
+All functions are elementwise over numpy arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _latency_steps(n: np.ndarray) -> np.ndarray:
+    """Sequential latency steps of one ring pass over n ranks, capped at a tree's 2*log2(n).
+
+    NCCL switches to tree (or NVLS) algorithms when rings get long; we charge the ring's
+    bandwidth term and the smaller of the two latency terms.
+    """
+    return np.minimum(n - 1.0, 2.0 * np.log2(np.maximum(n, 1.0)))
+
+
+def ring_allreduce_time(size, n, bw, alpha):
+    """All-reduce of ``size`` bytes over ``n >= 1`` ranks: 2(n-1)/n*size/bw + 2*steps*alpha, s."""
+    return 2.0 * (n - 1.0) / n * size / bw + 2.0 * _latency_steps(n) * alpha
+
+
+def ring_allgather_time(size, n, bw, alpha):
+    """All-gather (or reduce-scatter) of a ``size``-byte full buffer over ``n`` ranks, s."""
+    return (n - 1.0) / n * size / bw + _latency_steps(n) * alpha
+
+
+def alltoall_time(size, n, bw, alpha):
+    """All-to-all where each rank holds ``size`` bytes and keeps 1/n of it, s."""
+    return (n - 1.0) / n * size / bw + np.where(n > 1, alpha, 0.0)
+
+
+def members_per_domain(n, stride, domain):
+    """Members of a group (size n, ranks ``stride`` apart) that share one NVLink domain."""
+    k = np.floor(np.maximum(domain, 1.0) / np.maximum(stride, 1.0))
+    return np.clip(k, 1.0, np.maximum(n, 1.0))
+
+
+def allreduce_time(size, n, stride, net):
+    """All-reduce of ``size`` bytes over a group placed on the two-level network, s.
+
+    ``net`` is a :class:`Network`. Hierarchical when the group spans domains.
+    """
+    k = members_per_domain(n, stride, net.domain)
+    outer = n / k
+    inner = ring_allgather_time(size, k, net.nvl_bw, net.nvl_alpha)  # reduce-scatter
+    cross = ring_allreduce_time(size / k, outer, net.so_bw, net.so_alpha)
+    return 2.0 * inner + cross
+
+
+def allgather_time(size, n, stride, net):
+    """All-gather (or reduce-scatter) of a ``size``-byte full buffer on the network, s."""
+    k = members_per_domain(n, stride, net.domain)
+    outer = n / k
+    inner = ring_allgather_time(size, k, net.nvl_bw, net.nvl_alpha)
+    cross = ring_allgather_time(size / k, outer, net.so_bw, net.so_alpha)
+    return inner + cross
+
+
+def all_to_all_time(size, n, stride, net):
+    """All-to-all of ``size`` bytes per rank: the NVLink and scale-out shares run in parallel."""
+    n = np.asarray(n, dtype=np.float64)
+    k = members_per_domain(n, stride, net.domain)
+    intra = (k - 1.0) / np.maximum(n, 1.0) * size / net.nvl_bw
+    inter = (n - k) / np.maximum(n, 1.0) * size / net.so_bw
+    alpha = np.where(k < n, net.so_alpha, net.nvl_alpha)
+    return np.where(n > 1, np.maximum(intra, inter) + alpha, 0.0)
+
+
+def p2p_time(size, same_domain, net):
+    """Point-to-point send of ``size`` bytes; over NVLink when ``same_domain``, else scale-out."""
+    bw = np.where(same_domain, net.nvl_bw, net.so_bw)
+    alpha = np.where(same_domain, net.nvl_alpha, net.so_alpha)
+    return size / bw + alpha
+
+
+class Network:
+    """Achieved bandwidths and latencies of the two network levels (arrays or scalars).
+
+    nvl_bw / so_bw: achieved one-direction bytes/s per GPU (peak x efficiency);
+    nvl_alpha / so_alpha: per-step latency, s; domain: GPUs per NVLink domain.
+    """
+
+    __slots__ = ("nvl_bw", "so_bw", "nvl_alpha", "so_alpha", "domain")
+
+    def __init__(self, nvl_bw, so_bw, nvl_alpha, so_alpha, domain):
+        self.nvl_bw = nvl_bw
+        self.so_bw = so_bw
+        self.nvl_alpha = nvl_alpha
+        self.so_alpha = so_alpha
+        self.domain = domain

@@ -1,0 +1,87 @@
+"""Parameter and FLOP counts of a decoder transformer layer (whole layer, no parallelism).
+
+One multiply-add is 2 FLOPs. Notation as in ``../shared/notes/physics.md``: s sequence length,
+h hidden, a query heads, g key/value heads, d head dim, f FFN hidden, V vocabulary. Counts follow
+Narayanan et al. 2021 (eq. 3) and Korthikanti et al. 2022, generalised to grouped-query attention
+(Ainslie et al. 2023), three-matrix (SwiGLU) FFNs and mixture-of-experts layers. Attention
+scores and weighted values count the full s^2 (no causal halving), as Megatron and PaLM count
+model FLOPs; the *time* model halves it for causal fused kernels (see ``training.py``).
+All functions are elementwise over numpy arrays.
+"""
+
+from __future__ import annotations
+
+
+def attention_params(h, a, g, d):
+    """Weights of the QKV and output projections (biases and norms ignored)."""
+    return h * (a + 2.0 * g) * d + a * d * h
+
+
+def ffn_params(h, f, mats):
+    """Weights of one FFN (2 matrices for gelu, 3 for SwiGLU)."""
+    return mats * h * f
+
+
+def layer_params(c):
+    """Parameters of one dense layer and of one MoE layer: (dense, moe_shared_part, moe_experts).
+
+    ``moe_shared_part`` is what an MoE layer holds outside its routed experts (attention, router,
+    shared experts); ``moe_experts`` the routed experts' weights.
+    """
+    h, mats = c["hidden"], c["ffn_mats"]
+    attn = attention_params(h, c["heads"], c["kv_heads"], c["head_dim"]) + 2.0 * h
+    dense = attn + ffn_params(h, c["ffn_hidden"], mats)
+    moe_shared = attn + h * c["experts"] + c["shared_experts"] * ffn_params(h, c["expert_ffn_hidden"], mats)
+    moe_experts = c["experts"] * ffn_params(h, c["expert_ffn_hidden"], mats)
+    return dense, moe_shared, moe_experts
+
+
+def model_params(c):
+    """Total and active (per token) parameters, embeddings and LM head included."""
+    dense, moe_shared, moe_experts = layer_params(c)
+    n_moe = c["moe_layers"]
+    n_dense = c["layers"] - n_moe
+    emb = c["vocab"] * c["hidden"] * (2.0 - c["tied_embeddings"])
+    total = n_dense * dense + n_moe * (moe_shared + moe_experts) + emb
+    active_experts = c["top_k"] * ffn_params(c["hidden"], c["expert_ffn_hidden"], c["ffn_mats"])
+    active = n_dense * dense + n_moe * (moe_shared + active_experts) + emb
+    return total, active
+
+
+def layer_forward_flops_per_token(c):
+    """Forward FLOPs per token of one dense and one MoE layer, attention at full s^2.
+
+    Returns (dense_layer, moe_layer, attention_core) where ``attention_core`` is the
+    scores + weighted-values part (included in both layer figures).
+    """
+    h, a, g, d, s = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"], c["seq_len"]
+    mats = c["ffn_mats"]
+    proj = 2.0 * h * (a + 2.0 * g) * d + 2.0 * a * d * h
+    core = 4.0 * s * a * d
+    dense_ffn = 2.0 * mats * h * c["ffn_hidden"]
+    experts = 2.0 * mats * h * c["expert_ffn_hidden"] * (c["top_k"] + c["shared_experts"])
+    router = 2.0 * h * c["experts"]
+    return proj + core + dense_ffn, proj + core + experts + router, core
+
+
+def model_flops_per_token(c):
+    """Model FLOPs per trained token (forward + backward = 3x forward), no recompute.
+
+    Equals Narayanan et al. 2021's 96*B*s*l*h^2*(1 + s/6h + V/16lh) / (B*s) without its
+    recompute factor 4/3 for a dense MHA gelu model; the LM head is counted, the input
+    embedding lookup is not.
+    """
+    dense, moe, _ = layer_forward_flops_per_token(c)
+    n_moe = c["moe_layers"]
+    fwd = (c["layers"] - n_moe) * dense + n_moe * moe + 2.0 * c["hidden"] * c["vocab"]
+    return 3.0 * fwd
+
+
+def recompute_flops_per_token(c):
+    """Extra forward FLOPs per token that activation recompute adds (0 none, 1 selective, 2 full)."""
+    dense, moe, core = layer_forward_flops_per_token(c)
+    n_moe = c["moe_layers"]
+    full = (c["layers"] - n_moe) * dense + n_moe * moe
+    selective = c["layers"] * core
+    r = c["recompute"]
+    return (r == 2) * full + (r == 1) * selective

@@ -1,0 +1,107 @@
+"""The columns the cost model reads: one array (or scalar, broadcast) per column, SI units.
+
+A batch of N configurations is a mapping from these names to arrays of length N or scalars.
+Scalars broadcast, so a sweep over parallel plans for one model on one cluster passes the model
+and hardware columns as scalars and only the plan columns as arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+#: name -> (default, unit / meaning). ``None`` means required.
+COLUMNS: dict[str, tuple[float | None, str]] = {
+    # --- model -----------------------------------------------------------------------------
+    "layers": (None, "transformer layers"),
+    "hidden": (None, "hidden size h"),
+    "heads": (None, "attention (query) heads a"),
+    "kv_heads": (None, "key/value heads g (grouped-query attention; = heads for MHA)"),
+    "head_dim": (None, "head dimension d"),
+    "ffn_hidden": (None, "FFN hidden size f of dense layers"),
+    "ffn_mats": (2.0, "matrices in the FFN: 2 (gelu) or 3 (swiglu)"),
+    "vocab": (None, "vocabulary size V"),
+    "seq_len": (None, "sequence length s, tokens"),
+    "experts": (0.0, "routed experts per MoE layer (0: dense model)"),
+    "top_k": (0.0, "experts each token is routed to"),
+    "expert_ffn_hidden": (0.0, "FFN hidden size of one expert"),
+    "shared_experts": (0.0, "always-active shared experts per MoE layer"),
+    "moe_layers": (0.0, "number of MoE layers (the rest are dense)"),
+    "tied_embeddings": (0.0, "1 if the LM head shares the input embedding"),
+    # --- hardware (per GPU) ----------------------------------------------------------------
+    "peak_flops": (None, "dense matmul peak at the run's precision, FLOP/s"),
+    "peak_flops_16": (None, "dense bf16/fp16 peak (attention, non-fp8 work), FLOP/s"),
+    "hbm_bytes": (None, "HBM capacity, bytes"),
+    "hbm_bw": (None, "HBM bandwidth, bytes/s"),
+    "nvlink_bw": (None, "NVLink bandwidth per GPU, one direction, bytes/s"),
+    "nvlink_domain": (8.0, "GPUs in one NVLink domain"),
+    "scaleout_bw": (None, "scale-out (NIC) bandwidth per GPU, one direction, bytes/s"),
+    "nvlink_latency": (3e-6, "per-step latency of an NVLink collective, s"),
+    "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
+    "memory_reserved": (3e9, "HBM not available to the model (context, workspace), bytes"),
+    "eff_matmul": (0.8, "fraction of peak_flops a large matmul reaches"),
+    "matmul_half_flops": (0.0, "matmul size at which efficiency is half its maximum, FLOP"),
+    "eff_attention": (0.6, "fraction of peak_flops_16 the attention kernel reaches"),
+    "eff_hbm": (0.85, "fraction of hbm_bw memory-bound kernels reach"),
+    "eff_nvlink": (0.8, "fraction of nvlink_bw a large collective reaches (bus bandwidth)"),
+    "eff_scaleout": (0.8, "fraction of scaleout_bw a large collective reaches"),
+    "overlap_slowdown": (0.0, "compute slowdown while overlapped communication runs (fraction)"),
+    "power_w": (700.0, "power per GPU, W"),
+    "price_per_gpu_hour": (0.0, "price per GPU-hour, USD"),
+    # --- parallel plan ---------------------------------------------------------------------
+    "num_gpus": (None, "GPUs in the job"),
+    "tp": (1.0, "tensor-parallel degree"),
+    "pp": (1.0, "pipeline-parallel degree"),
+    "dp": (1.0, "data-parallel degree"),
+    "cp": (1.0, "context-parallel degree"),
+    "ep": (1.0, "expert-parallel degree (carved out of dp*cp)"),
+    "sp": (0.0, "1 if sequence parallelism is on"),
+    "vpp": (1.0, "virtual pipeline stages (interleaved chunks) per pipeline rank"),
+    "zero": (0.0, "ZeRO stage 0-3 (3 = FSDP full shard)"),
+    "recompute": (0.0, "activation recompute: 0 none, 1 selective, 2 full"),
+    "microbatch": (1.0, "microbatch, sequences"),
+    "global_batch": (None, "global batch, sequences"),
+    # --- numerics and overlap --------------------------------------------------------------
+    "act_bytes": (2.0, "bytes per activation element"),
+    "weight_bytes": (2.0, "bytes per weight (compute copy)"),
+    "fp8": (0.0, "1 if matmuls run in FP8 (extra casts, an FP8 weight copy)"),
+    "grad_bytes": (4.0, "bytes per gradient element held (4 with fp32 accumulation)"),
+    "grad_reduce_bytes": (2.0, "bytes per gradient element communicated"),
+    "optimizer_bytes": (12.0, "optimizer bytes per parameter (Adam: fp32 master, m, v)"),
+    "flash_attention": (1.0, "1 for a fused (flash) attention kernel"),
+    "overlap_dp": (1.0, "data-parallel gradient reduction overlaps the backward pass"),
+    "overlap_fsdp": (1.0, "FSDP/ZeRO-3 parameter gathers are prefetched under compute"),
+    "overlap_tp": (0.0, "tensor-parallel collectives overlap compute"),
+    "overlap_ep": (0.0, "expert all-to-alls overlap compute"),
+    "overlap_cp": (1.0, "context-parallel K/V ring exchange overlaps attention"),
+    "overlap_pp": (0.0, "pipeline point-to-point transfers overlap compute"),
+}
+
+REQUIRED = tuple(name for name, (default, _) in COLUMNS.items() if default is None)
+
+
+def broadcast_columns(batch: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], int]:
+    """Return every column as a float64 array (scalars stay 0-d) and the batch length N.
+
+    Raises KeyError naming missing required columns and unknown ones.
+    """
+    unknown = sorted(set(batch) - set(COLUMNS))
+    if unknown:
+        raise KeyError(f"unknown cost-model columns: {unknown}; known: {sorted(COLUMNS)}")
+    missing = [name for name in REQUIRED if name not in batch]
+    if missing:
+        raise KeyError(f"missing required cost-model columns: {missing}")
+    cols: dict[str, np.ndarray] = {}
+    n = 1
+    for name, (default, _) in COLUMNS.items():
+        value = np.asarray(batch.get(name, default), dtype=np.float64)
+        if value.ndim > 1:
+            raise ValueError(f"column {name!r} must be a scalar or a 1-d array, got {value.shape}")
+        if value.ndim == 1:
+            if n not in (1, value.shape[0]):
+                raise ValueError(f"column {name!r} has length {value.shape[0]}, expected {n}")
+            n = max(n, value.shape[0])
+        cols[name] = value
+    return cols, n

@@ -1,0 +1,55 @@
+"""Activation memory of one transformer layer for one microbatch, bytes per GPU.
+
+Korthikanti et al. 2022 (Sec. 4, eq. 1-2) give s*b*h*(34 + 5*a*s/h) bytes for a GPT layer in
+fp16 with multi-head attention and f = 4h. We rederive the same terms for grouped-query
+attention, any FFN width, 2- or 3-matrix FFNs and MoE layers, with ``act`` bytes per element:
+
+* replicated across tensor-parallel ranks unless sequence parallelism scatters them:
+  the inputs of the two norms, of the QKV projection and of the FFN (4 tensors of T*h), and the
+  two dropout masks (1 byte per element): T*h*(4*act + 2)  -> 10*T*h for act = 2.
+* split tensor-parallel: Q (T*a*d), K and V (2*T*g*d), the attention output that feeds the
+  output projection (T*a*d); FFN: the up-projection output(s) ((mats-1)*T*f) and the activation
+  output (T*f); all times ``act``                               -> 24*T*h for MHA, f = 4h.
+* without a fused (flash) kernel and without selective recompute: softmax output, dropout mask
+  and dropout output of the a*s*s scores: 5*a*s*T bytes (act = 2), split tensor-parallel.
+
+T is the number of tokens a GPU holds (b*s/cp). Full recompute keeps only each layer's input.
+Functions are elementwise over numpy arrays.
+"""
+
+from __future__ import annotations
+
+
+def attention_activation_bytes(T, c, t, rep_div):
+    """Attention-block activations: (replicated part / rep_div) + (split part / t)."""
+    h, a, g, d, act = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"], c["act_bytes"]
+    replicated = T * h * (2.0 * act + 1.0)  # norm input, QKV input, dropout mask
+    split = T * d * (2.0 * a + 2.0 * g) * act  # Q, K, V, attention output
+    scores = (1.0 - c["flash_attention"]) * (c["recompute"] == 0) * 5.0 * a * c["seq_len"] * T
+    return replicated / rep_div + (split + scores) / t
+
+
+def ffn_activation_bytes(T, f, c, t, rep_div):
+    """FFN-block activations for ``T`` tokens through an FFN of width ``f``."""
+    h, act = c["hidden"], c["act_bytes"]
+    replicated = T * h * (2.0 * act + 1.0)  # norm input, FFN input, dropout mask
+    split = T * f * c["ffn_mats"] * act  # (mats-1) up outputs + activation output
+    return replicated / rep_div + split / t
+
+
+def layer_activation_bytes(T, c, t, rep_div, ep_tokens_factor):
+    """Activations kept for backward by one dense and one MoE layer (no recompute), bytes.
+
+    ``ep_tokens_factor`` is top_k: a MoE layer's experts see T*top_k token copies, plus the
+    permuted copies of the routed tokens themselves.
+    """
+    attn = attention_activation_bytes(T, c, t, rep_div)
+    dense = attn + ffn_activation_bytes(T, c["ffn_hidden"], c, t, rep_div)
+    routed = T * ep_tokens_factor
+    moe = (
+        attn
+        + ffn_activation_bytes(routed, c["expert_ffn_hidden"], c, t, rep_div)
+        + c["shared_experts"] * c["expert_ffn_hidden"] * T * c["ffn_mats"] * c["act_bytes"] / t
+        + routed * c["hidden"] * c["act_bytes"] / rep_div  # permuted token copies
+    )
+    return dense, moe

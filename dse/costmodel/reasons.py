@@ -1,0 +1,66 @@
+"""Render ``infeasible_mask`` bits as sentences with the arithmetic of the failing check."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from . import training as tr
+
+GIB = 2.0**30
+
+
+def _i(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def describe(mask: int, row: Mapping[str, float]) -> str:
+    """The reasons a configuration is infeasible, '' when ``mask`` is 0.
+
+    ``row`` holds the cost-model columns and outputs of that configuration.
+    """
+    r = {k: float(v) for k, v in row.items() if isinstance(v, (int, float))}
+    g = lambda k, default=0.0: r.get(k, default)  # noqa: E731
+    reasons = []
+    tp, pp, dp, cp = g("tp", 1), g("pp", 1), g("dp", 1), g("cp", 1)
+    if mask & tr.DEGREES_PRODUCT:
+        reasons.append(
+            f"tp*pp*dp*cp = {_i(tp)}*{_i(pp)}*{_i(dp)}*{_i(cp)} = {_i(tp * pp * dp * cp)} "
+            f"!= num_gpus {_i(g('num_gpus'))}"
+        )
+    if mask & tr.HEADS_TP:
+        reasons.append(
+            f"heads {_i(g('heads'))} and kv_heads {_i(g('kv_heads'))} must be divisible by tp {_i(tp)}"
+        )
+    if mask & tr.FFN_TP:
+        reasons.append(f"ffn_hidden {_i(g('ffn_hidden'))} (and expert_ffn_hidden) must be divisible by tp {_i(tp)}")
+    if mask & tr.LAYERS_PP:
+        reasons.append(
+            f"layers {_i(g('layers'))} not divisible by pp*vpp = {_i(pp)}*{_i(g('vpp', 1))} = {_i(pp * g('vpp', 1))}"
+        )
+    if mask & tr.BATCH_DP:
+        mb = g("microbatch", 1)
+        reasons.append(
+            f"global_batch {_i(g('global_batch'))} not divisible by dp*microbatch = {_i(dp)}*{_i(mb)} = {_i(dp * mb)}"
+        )
+    if mask & tr.SEQ_CP:
+        reasons.append(f"seq_len {_i(g('seq_len'))} not divisible by cp {_i(cp)}")
+    if mask & tr.EXPERTS_EP:
+        reasons.append(
+            f"ep {_i(g('ep', 1))} must divide experts {_i(g('experts'))} and dp*cp = {_i(dp * cp)}"
+        )
+    if mask & tr.EP_DENSE:
+        reasons.append(f"ep {_i(g('ep', 1))} > 1 but the model has no experts")
+    if mask & tr.INTERLEAVE:
+        reasons.append(
+            f"vpp {_i(g('vpp', 1))} > 1 needs pp > 1 and microbatches {_i(g('microbatches'))} divisible by pp {_i(pp)}"
+        )
+    if mask & tr.OUT_OF_MEMORY:
+        need, have = g("memory_per_gpu_bytes"), g("hbm_bytes")
+        reasons.append(
+            f"out of memory: needs {need / GIB:.1f} GiB per GPU > {have / GIB:.1f} GiB HBM "
+            f"(weights {g('memory_weights_bytes') / GIB:.1f}, grads {g('memory_grads_bytes') / GIB:.1f}, "
+            f"optimizer {g('memory_optimizer_bytes') / GIB:.1f}, activations "
+            f"{g('memory_activations_bytes') / GIB:.1f}, buffers {g('memory_buffers_bytes') / GIB:.1f}, "
+            f"reserved {g('memory_reserved_bytes') / GIB:.1f} GiB)"
+        )
+    return "; ".join(reasons)

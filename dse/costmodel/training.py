@@ -1,0 +1,392 @@
+"""Training step time, memory and throughput of N configurations at once.
+
+The model, per pipeline stage and microbatch, on two streams:
+
+* compute stream: every matmul as a roofline op, ``max((F + n_ops*F_half) / (peak*eff),
+  bytes / (hbm_bw*eff_hbm))`` (so a matmul of F FLOPs runs at eff*F/(F+F_half) of peak: small
+  matmuls run below peak); the fused attention kernel at its own efficiency over the causal half
+  of the s^2 work; norms, residuals, activations, dropout and FP8 casts as HBM traffic;
+  backward = 2x forward (flash-attention backward 2.5x); recompute re-runs the forward.
+* communication stream: tensor-parallel all-reduces (or all-gather + reduce-scatter with
+  sequence parallelism), expert all-to-alls, the context-parallel K/V ring, pipeline
+  point-to-point, FSDP/ZeRO-3 parameter gathers and gradient reduce-scatters, data-parallel
+  gradient reduction. Which of them can hide behind compute is set per kind by the ``overlap_*``
+  columns; a hidden collective still costs ``overlap_slowdown`` of its time on the compute stream
+  (SMs and HBM shared with the kernels). TP and EP collectives are exposed by default.
+
+Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream schedule is a
+closed form (``max(comm - compute, 0)`` per layer, plus the first gather that nothing hides);
+pipeline stages hold layers/pp layers and the last stage also the LM head.
+1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
+``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
+ZeRO stage), activations of the microbatches in flight (Korthikanti et al. 2022), logits,
+communication buffers and a reserve; compared with HBM capacity.
+
+No Python loop runs over configurations: every line is an array operation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from . import collectives as coll
+from .flops import layer_params, model_flops_per_token, model_params, recompute_flops_per_token
+from .inputs import broadcast_columns
+from .memory import layer_activation_bytes
+
+#: Configurations scored per inner call; keeps temporaries in cache.
+CHUNK = 1 << 15
+
+#: Bits of ``infeasible_mask``; :mod:`dse.costmodel.reasons` renders them with the arithmetic.
+DEGREES_PRODUCT = 1 << 0
+HEADS_TP = 1 << 1
+LAYERS_PP = 1 << 2
+BATCH_DP = 1 << 3
+SEQ_CP = 1 << 4
+EXPERTS_EP = 1 << 5
+INTERLEAVE = 1 << 6
+OUT_OF_MEMORY = 1 << 7
+FFN_TP = 1 << 8
+EP_DENSE = 1 << 9
+
+#: Bytes read and written per locally updated parameter by a fused Adam step
+#: (read fp32 master, m, v, grad; write master, m, v, bf16 weights; zero the grad).
+OPTIMIZER_STEP_BYTES = 34.0
+
+
+def evaluate_training(batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Score N training configurations.
+
+    ``batch`` maps :data:`dse.costmodel.inputs.COLUMNS` names to arrays of length N or scalars.
+    Returns a dict of float arrays of length N (see :data:`OUTPUTS`), all finite.
+    """
+    cols, n = broadcast_columns(batch)
+    if n <= CHUNK:
+        return _evaluate(cols, n)
+    parts = []
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        chunk = {k: (v[start:stop] if v.ndim else v) for k, v in cols.items()}
+        parts.append(_evaluate(chunk, stop - start))
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    t, pp, dp, cp, ep, vpp = c["tp"], c["pp"], c["dp"], c["cp"], c["ep"], c["vpp"]
+    b, s, h, V = c["microbatch"], c["seq_len"], c["hidden"], c["vocab"]
+    a, g, d, f = c["heads"], c["kv_heads"], c["head_dim"], c["ffn_hidden"]
+    mats, act = c["ffn_mats"], c["act_bytes"]
+    sp = c["sp"] > 0
+    zero, recompute = c["zero"], c["recompute"]
+    is_moe = c["experts"] > 0
+    rep_div = np.where(sp, t, 1.0)  # tensors replicated across TP ranks unless sequence-parallel
+
+    T = b * s / cp  # tokens of one microbatch held by one GPU
+    m = np.maximum(c["global_batch"] / (dp * b), 1.0)  # microbatches per pipeline
+    L = c["layers"] / pp  # layers per stage
+    moe_frac = c["moe_layers"] / c["layers"]
+    dense_frac = 1.0 - moe_frac
+    dpc = dp * cp  # ranks that reduce dense gradients
+    edp = np.maximum(dpc / ep, 1.0)  # ranks that reduce expert gradients
+
+    # ------------------------------------------------------------------ compute stream
+    fp8 = c["fp8"] > 0
+    mm_rate = c["peak_flops"] * c["eff_matmul"]
+    half = c["matmul_half_flops"]
+    hbm = c["hbm_bw"] * c["eff_hbm"]
+    in_bytes = np.where(fp8, 1.0, act)  # bytes of a matmul operand
+
+    def matmul(M, K, N, ops=1.0):
+        """Forward time of ``ops`` matmuls of shape (M x K) @ (K x N) in total, s."""
+        flops = 2.0 * M * K * N
+        traffic = in_bytes * (M * K + K * N) + act * M * N
+        return np.maximum((flops + ops * half) / mm_rate, traffic / hbm)
+
+    proj = matmul(T, h, (a + 2.0 * g) * d / t) + matmul(T, a * d / t, h)
+    ffn = matmul(T, h, (mats - 1.0) * f / t) + matmul(T, f / t, h)
+    Tk = T * c["top_k"]  # routed token copies an EP rank processes (balanced routing)
+    local_experts = np.maximum(c["experts"] / ep, 1.0)
+    fe = c["expert_ffn_hidden"]
+    experts = (
+        matmul(Tk, h, (mats - 1.0) * fe / t, local_experts)
+        + matmul(Tk, fe / t, h, local_experts)
+        + matmul(T, h, c["experts"])  # router
+    )
+    shared = c["shared_experts"] * (matmul(T, h, (mats - 1.0) * fe / t) + matmul(T, fe / t, h))
+    moe_ffn = np.where(is_moe, experts + shared, 0.0)
+
+    flash = c["flash_attention"] > 0
+    causal = np.where(flash, 0.5, 1.0)  # a fused causal kernel skips the masked half
+    attn_flops = 4.0 * T * s * a * d / t * causal
+    attn_f = attn_flops / (c["peak_flops_16"] * c["eff_attention"])
+    softmax_bytes = np.where(flash, 0.0, 12.0 * T * s * a / t)  # unfused: scores round trips
+    attn_f = attn_f + softmax_bytes / hbm
+    attn_b = attn_f * np.where(flash, 2.5, 2.0)
+
+    # elementwise HBM traffic per layer (forward): norms, residuals, rotary, dropout (16 T*h
+    # element passes), the activation function (mats passes over f), FP8 casts of matmul inputs
+    elem = 16.0 * T * h * act / rep_div + mats * T * f * act / t
+    elem_moe = 16.0 * T * h * act / rep_div + mats * Tk * fe * act / t + 4.0 * Tk * h * act / rep_div
+    cast = np.where(fp8, 3.0 * T * (2.0 * h + a * d / t + f / t), 0.0)
+    elem_f = (elem + cast) / hbm
+    elem_moe_f = (elem_moe + cast) / hbm
+
+    dense_f = proj + ffn + attn_f + elem_f
+    moe_f = proj + moe_ffn + attn_f + elem_moe_f
+    dense_b = 2.0 * (proj + ffn + elem_f) + attn_b
+    moe_b = 2.0 * (proj + moe_ffn + elem_moe_f) + attn_b
+    recompute_dense = np.where(recompute == 2, dense_f, np.where(recompute == 1, attn_f, 0.0))
+    recompute_moe = np.where(recompute == 2, moe_f, np.where(recompute == 1, attn_f, 0.0))
+
+    layer_f = dense_frac * dense_f + moe_frac * moe_f  # mean forward compute per layer
+    layer_b = dense_frac * (dense_b + recompute_dense) + moe_frac * (moe_b + recompute_moe)
+    layer_attn_f = attn_f
+
+    head_f = matmul(T, h, V / t) + 12.0 * T * V / t / hbm  # LM head + fp32 cross-entropy passes
+    head_b = 2.0 * matmul(T, h, V / t) + 12.0 * T * V / t / hbm
+
+    # ------------------------------------------------------------------ communication
+    net = coll.Network(
+        c["nvlink_bw"] * c["eff_nvlink"],
+        c["scaleout_bw"] * c["eff_scaleout"],
+        c["nvlink_latency"],
+        c["scaleout_latency"],
+        c["nvlink_domain"],
+    )
+    slow = c["overlap_slowdown"]
+
+    # tensor parallel: 2 all-reduces forward, 2 backward (AG + RS pairs with sp: same time)
+    tp_one = coll.allreduce_time(T * h * act, t, 1.0, net)
+    tp_f = 2.0 * tp_one
+    tp_b = 2.0 * tp_one + np.where(recompute == 2, 2.0 * tp_one, 0.0)
+
+    # expert parallel: dispatch + combine all-to-alls forward, the same backward
+    ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, t, net)
+    ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
+    ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(recompute == 2, 2.0, 1.0)
+
+    # context parallel: ring exchange of K and V blocks, c-1 steps forward, 2x backward
+    cp_same = t * cp <= c["nvlink_domain"]
+    cp_f = (cp - 1.0) * coll.p2p_time(2.0 * T * g * d / t * act, cp_same, net)
+    cp_b = 2.0 * cp_f + np.where(recompute == 2, cp_f, 0.0)
+
+    def hide(comm, window, on):
+        """Exposed part of ``comm`` overlapped (when ``on``) with ``window`` of compute."""
+        return np.where(on > 0, np.maximum(comm - window, 0.0), comm)
+
+    tp_on, ep_on, cp_on = c["overlap_tp"], c["overlap_ep"], c["overlap_cp"]
+    tp_exp_f = hide(tp_f, proj + ffn, tp_on)
+    tp_exp_b = hide(tp_b, 2.0 * (proj + ffn), tp_on)
+    ep_exp_f = hide(ep_f, moe_frac * experts, ep_on)
+    ep_exp_b = hide(ep_b, 2.0 * moe_frac * experts, ep_on)
+    cp_exp_f = hide(cp_f, layer_attn_f, cp_on)
+    cp_exp_b = hide(cp_b, attn_b, cp_on)
+
+    # parameters per GPU of one layer (mean over dense/MoE layers), split dense/expert
+    p_dense, p_moe_shared, p_moe_experts = layer_params(c)
+    p_layer_rep = (dense_frac * p_dense + moe_frac * p_moe_shared) / t  # reduced over dpc
+    p_layer_exp = moe_frac * p_moe_experts / (t * ep)  # reduced over edp
+    wbytes = act + fp8  # compute copy (+ an FP8 copy)
+
+    # FSDP / ZeRO-3: gather each layer's weights forward and backward, reduce-scatter grads
+    z3 = zero >= 3
+    ag_layer = coll.allgather_time(p_layer_rep * act, dpc, t, net) + coll.allgather_time(
+        p_layer_exp * act, edp, t * ep, net
+    )
+    rs_layer = coll.allgather_time(p_layer_rep * c["grad_reduce_bytes"], dpc, t, net) + coll.allgather_time(
+        p_layer_exp * c["grad_reduce_bytes"], edp, t * ep, net
+    )
+    fsdp_on = c["overlap_fsdp"]
+    fsdp_f_comm = np.where(z3, ag_layer, 0.0)
+    fsdp_b_comm = np.where(z3, ag_layer + rs_layer, 0.0)
+    fsdp_exp_f = hide(fsdp_f_comm, layer_f, fsdp_on)
+    fsdp_exp_b = hide(fsdp_b_comm, layer_b, fsdp_on)
+    fsdp_first = np.where(z3 & (fsdp_on > 0), ag_layer, 0.0)  # the first gather of a pass
+    fsdp_hidden = (fsdp_f_comm + fsdp_b_comm) - (fsdp_exp_f + fsdp_exp_b)
+
+    # per-stage forward and backward of one microbatch (the whole stage, all vpp chunks)
+    comm_f_layer = tp_exp_f + ep_exp_f + cp_exp_f + fsdp_exp_f
+    comm_b_layer = tp_exp_b + ep_exp_b + cp_exp_b + fsdp_exp_b
+    hidden_layer = fsdp_hidden + (cp_f + cp_b - cp_exp_f - cp_exp_b)
+    hidden_layer = hidden_layer + (tp_f + tp_b - tp_exp_f - tp_exp_b) + (ep_f + ep_b - ep_exp_f - ep_exp_b)
+    stage_compute = L * (layer_f + layer_b) + L * slow * hidden_layer
+    stage_comm = L * (comm_f_layer + comm_b_layer) + 2.0 * fsdp_first
+    step_last = stage_compute + stage_comm + head_f + head_b  # bottleneck (last) stage
+    step_mean = stage_compute + stage_comm + (head_f + head_b) / pp
+
+    # pipeline point-to-point: activations forward, their gradients backward, per chunk
+    p2p_size = T * h * act / rep_div
+    pp_same = t * cp * dp * pp <= c["nvlink_domain"]
+    p2p_one = np.where(pp > 1, coll.p2p_time(p2p_size, pp_same, net), 0.0)
+    pp_on = c["overlap_pp"] > 0
+    p2p_steps = np.where(pp_on, pp - 1.0, m * vpp + pp - 1.0)
+    pp_exposed = 2.0 * p2p_one * p2p_steps
+
+    bubble = (pp - 1.0) / vpp * step_mean
+    pipeline = m * step_last + bubble + pp_exposed
+
+    # data-parallel gradient reduction (ZeRO 0-2) once per iteration, overlapped with the last
+    # microbatch's backward; ZeRO-1/2 also all-gather the updated weights (under the next
+    # forward). At least the last layer's bucket stays exposed.
+    p_stage_rep = L * p_layer_rep + V * h / t * np.where(pp > 1, 1.0, 2.0 - c["tied_embeddings"])
+    p_stage_exp = L * p_layer_exp
+    grb = c["grad_reduce_bytes"]
+    ar = coll.allreduce_time(p_stage_rep * grb, dpc, t, net) + coll.allreduce_time(
+        p_stage_exp * grb, edp, t * ep, net
+    )
+    rs = coll.allgather_time(p_stage_rep * grb, dpc, t, net) + coll.allgather_time(
+        p_stage_exp * grb, edp, t * ep, net
+    )
+    ag = coll.allgather_time(p_stage_rep * act, dpc, t, net) + coll.allgather_time(
+        p_stage_exp * act, edp, t * ep, net
+    )
+    grad_sync = np.where(z3, 0.0, np.where(zero >= 1, rs, ar))
+    param_sync = np.where((zero >= 1) & ~z3, ag, 0.0)
+    dp_on = c["overlap_dp"] > 0
+    min_exposed = 1.0 / np.maximum(L, 1.0)
+    bwd_window = L * (layer_b + comm_b_layer)
+    fwd_window = L * (layer_f + comm_f_layer)
+    grad_exp = np.where(dp_on, np.maximum(grad_sync - bwd_window, grad_sync * min_exposed), grad_sync)
+    param_exp = np.where(dp_on, np.maximum(param_sync - fwd_window, param_sync * min_exposed), param_sync)
+    dp_exposed = grad_exp + param_exp
+    dp_hidden = grad_sync + param_sync - dp_exposed
+
+    # optimizer step: HBM-bound pass over the locally updated parameters
+    p_gpu = p_stage_rep + p_stage_exp
+    p_opt = np.where(zero >= 1, p_stage_rep / dpc + p_stage_exp / edp, p_gpu)
+    optimizer = p_opt * OPTIMIZER_STEP_BYTES / hbm
+
+    iteration = pipeline + dp_exposed + slow * dp_hidden + optimizer
+
+    # ------------------------------------------------------------------ memory per GPU
+    shard_opt = np.where(zero >= 1, 1.0, 0.0)
+    shard_grad = np.where(zero >= 2, 1.0, 0.0)
+    shard_w = np.where(z3, 1.0, 0.0)
+
+    def per_param(p_rep, p_exp, nbytes, sharded):
+        unsharded = p_rep + p_exp
+        sh = p_rep / dpc + p_exp / edp
+        return nbytes * np.where(sharded > 0, sh, unsharded)
+
+    emb = V * h / t
+    # first stage holds the embedding, last the head (one stage holds both when pp = 1)
+    p_first_rep = L * p_layer_rep + emb
+    p_last_rep = L * p_layer_rep + np.where(pp > 1, emb, emb * (1.0 - c["tied_embeddings"]))
+    mem_static = []
+    for p_rep in (p_first_rep, p_last_rep):
+        w = per_param(p_rep, p_stage_exp, wbytes, shard_w)
+        gr = per_param(p_rep, p_stage_exp, c["grad_bytes"], shard_grad)
+        op = per_param(p_rep, p_stage_exp, c["optimizer_bytes"], shard_opt)
+        mem_static.append((w, gr, op))
+
+    act_dense, act_moe = layer_activation_bytes(T, c, t, rep_div, c["top_k"])
+    act_layer = dense_frac * act_dense + moe_frac * act_moe
+    layer_input = T * h * act / rep_div
+    stored = np.where(recompute == 2, layer_input, act_layer)
+    working = np.where(recompute == 2, act_layer, 0.0)  # one layer re-materialised in backward
+    in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
+    act_first = L * stored * in_flight + working + T * h * act
+    logits = T * V / t * (act + 4.0 + 4.0)  # logits, fp32 copy for the loss, its gradient
+    act_last = L * stored + working + logits
+    act_first = act_first + np.where(pp > 1, 0.0, logits)
+
+    buffers = (
+        np.where(z3, 2.0 * (p_layer_rep * dpc + p_layer_exp * edp) * act, 0.0)
+        + np.where(t > 1, 2.0 * T * h * act, 0.0)
+        + np.where(is_moe, 4.0 * Tk * h * act / rep_div, 0.0)
+    )
+    w_f, g_f, o_f = mem_static[0]
+    w_l, g_l, o_l = mem_static[1]
+    total_first = w_f + g_f + o_f + act_first
+    total_last = w_l + g_l + o_l + act_last
+    first_is_peak = total_first >= total_last
+    weights = np.where(first_is_peak, w_f, w_l)
+    grads = np.where(first_is_peak, g_f, g_l)
+    optim = np.where(first_is_peak, o_f, o_l)
+    activations = np.where(first_is_peak, act_first, act_last)
+    reserved = c["memory_reserved"] + 0.0 * t
+    memory = weights + grads + optim + activations + buffers + reserved
+
+    # ------------------------------------------------------------------ feasibility
+    mask = np.zeros(n, dtype=np.int64)
+
+    def flag(cond, bit):
+        nonlocal mask
+        mask = mask | np.where(cond, bit, 0)
+
+    flag(t * pp * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
+    flag((np.mod(a, t) != 0) | (np.mod(g, t) != 0), HEADS_TP)
+    flag(np.mod(c["layers"], pp * vpp) != 0, LAYERS_PP)
+    flag(np.mod(c["global_batch"], dp * b) != 0, BATCH_DP)
+    flag(np.mod(s, cp) != 0, SEQ_CP)
+    flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(dpc, ep) != 0)), EXPERTS_EP)
+    flag((vpp > 1) & ((pp < 2) | (np.mod(m, pp) != 0)), INTERLEAVE)
+    flag(memory > c["hbm_bytes"], OUT_OF_MEMORY)
+    flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, t) != 0)), FFN_TP)
+    flag(~is_moe & (ep > 1), EP_DENSE)
+
+    # ------------------------------------------------------------------ metrics
+    tokens = c["global_batch"] * s
+    n_gpus = c["num_gpus"]
+    mf_tok = model_flops_per_token(c)
+    hf_tok = mf_tok + recompute_flops_per_token(c)
+    per_gpu_time = iteration * n_gpus
+    total_params, active_params = model_params(c)
+
+    # time breakdown of one iteration (sums to iteration_time_s)
+    steady = m + 0.0 * t
+    out = {
+        "iteration_time_s": iteration,
+        "tokens_per_s": tokens / iteration,
+        "tokens_per_s_per_gpu": tokens / per_gpu_time,
+        "samples_per_s": c["global_batch"] / iteration,
+        "model_tflops_per_gpu": mf_tok * tokens / per_gpu_time / 1e12,
+        "hardware_tflops_per_gpu": hf_tok * tokens / per_gpu_time / 1e12,
+        "mfu": mf_tok * tokens / per_gpu_time / c["peak_flops"],
+        "hfu": hf_tok * tokens / per_gpu_time / c["peak_flops"],
+        "memory_per_gpu_bytes": memory,
+        "memory_weights_bytes": weights,
+        "memory_grads_bytes": grads,
+        "memory_optimizer_bytes": optim,
+        "memory_activations_bytes": activations,
+        "memory_buffers_bytes": buffers,
+        "memory_reserved_bytes": reserved,
+        "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
+        "time_compute_s": steady * (L * (layer_f + layer_b) + head_f + head_b) + optimizer,
+        "time_bubble_s": bubble,
+        "exposed_tp_s": steady * L * (tp_exp_f + tp_exp_b),
+        "exposed_ep_s": steady * L * (ep_exp_f + ep_exp_b),
+        "exposed_cp_s": steady * L * (cp_exp_f + cp_exp_b),
+        "exposed_fsdp_s": steady * (L * (fsdp_exp_f + fsdp_exp_b) + 2.0 * fsdp_first),
+        "exposed_pp_s": pp_exposed,
+        "exposed_dp_s": dp_exposed,
+        "overlapped_tp_s": steady * L * (tp_f + tp_b - tp_exp_f - tp_exp_b),
+        "overlapped_ep_s": steady * L * (ep_f + ep_b - ep_exp_f - ep_exp_b),
+        "overlapped_cp_s": steady * L * (cp_f + cp_b - cp_exp_f - cp_exp_b),
+        "overlapped_fsdp_s": steady * L * fsdp_hidden,
+        "overlapped_dp_s": dp_hidden,
+        "time_overlap_slowdown_s": slow * (steady * L * hidden_layer + dp_hidden),
+        "microbatches": m,
+        "params_total": total_params,
+        "params_active": active_params,
+        "energy_per_token_j": c["power_w"] * per_gpu_time / tokens,
+        "cost_per_mtok_usd": c["price_per_gpu_hour"] * per_gpu_time / 3600.0 / tokens * 1e6,
+        "infeasible_mask": mask.astype(np.float64),
+    }
+    out["exposed_comm_s"] = (
+        out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_cp_s"] + out["exposed_fsdp_s"]
+        + out["exposed_pp_s"] + out["exposed_dp_s"]
+    )
+    out["feasible"] = (mask == 0).astype(np.float64)
+    return {k: np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for k, v in out.items()}
+
+
+#: Names of the arrays :func:`evaluate_training` returns.
+OUTPUTS = (
+    "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s",
+    "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "memory_per_gpu_bytes",
+    "feasible", "infeasible_mask", "exposed_comm_s",
+)

@@ -1,0 +1,55 @@
+"""Errors raised for bad user input.
+
+Every error names the file (when there is one), the dotted field, what was given and what is
+allowed, so the CLI can print it as is and exit with code 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One bad field: its dotted path, what was given and what is wrong or allowed."""
+
+    field: str
+    given: str
+    message: str
+
+    def render(self) -> str:
+        where = self.field or "(top level)"
+        given = f" (given: {self.given})" if self.given else ""
+        return f"{where}: {self.message}{given}"
+
+
+class InputError(ValueError):
+    """Bad user input: a scenario, search space or validation file that does not validate."""
+
+    def __init__(self, problems: list[FieldProblem], source: str | None = None):
+        self.problems = list(problems)
+        self.source = source
+        super().__init__(self.render())
+
+    def with_source(self, source: str) -> "InputError":
+        return InputError(self.problems, source)
+
+    def render(self) -> str:
+        head = f"{self.source}: " if self.source else ""
+        if len(self.problems) == 1:
+            return head + "invalid input: " + self.problems[0].render()
+        lines = [head + f"invalid input ({len(self.problems)} problems):"]
+        lines += ["  - " + p.render() for p in self.problems]
+        return "\n".join(lines)
+
+
+def single(field: str, message: str, given: object = "", source: str | None = None) -> InputError:
+    """An InputError with one problem."""
+    return InputError([FieldProblem(field, _short(given), message)], source)
+
+
+def _short(value: object, limit: int = 80) -> str:
+    if value == "" or value is None and not isinstance(value, str):
+        return "" if value == "" else "null"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

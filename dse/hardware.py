@@ -1,0 +1,133 @@
+"""Resolve a cluster spec (GPU preset + overrides + family calibration) to SI hardware figures."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .errors import single
+from .presets import calibration_table, gpu_preset
+from .specs import ClusterSpec
+
+GIB = 2.0**30
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """Per-GPU hardware of a cluster, SI units.
+
+    ``hbm_bytes`` converts the datasheet "GB" figure with 2**30: NVIDIA's capacities are binary
+    (an "80 GB" A100 or H100 shows 81,920 MiB; the 141 GB H200 143,771 MiB and the 180 GB B200
+    183,359 MiB in MLPerf system descriptions).
+    """
+
+    gpu: str
+    family: str
+    peak_flops: float  # dense matmul peak at the run's precision, FLOP/s
+    peak_flops_16: float  # dense bf16/fp16 peak, FLOP/s
+    hbm_bytes: float
+    hbm_bw: float  # bytes/s
+    nvlink_bw: float  # one direction per GPU, bytes/s
+    nvlink_domain: int
+    gpus_per_node: int
+    scaleout_bw: float  # one direction per GPU, bytes/s
+    nvlink_latency: float  # s
+    scaleout_latency: float  # s
+    memory_reserved: float  # bytes
+    eff_matmul: float
+    matmul_half_flops: float  # FLOP
+    eff_attention: float
+    eff_hbm: float
+    eff_nvlink: float
+    eff_scaleout: float
+    overlap_slowdown: float
+    power_w: float
+    price_per_gpu_hour: float
+
+    def columns(self) -> dict[str, float]:
+        """The cost-model hardware columns."""
+        row = asdict(self)
+        for key in ("gpu", "family", "gpus_per_node"):
+            row.pop(key)
+        return row
+
+
+def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
+    """Merge the GPU preset, the family calibration and the scenario's overrides.
+
+    Raises :class:`dse.errors.InputError` for an unknown GPU or a precision the GPU lacks.
+    """
+    try:
+        preset = gpu_preset(cluster.gpu)
+    except KeyError:
+        from .presets import gpu_table
+
+        raise single(
+            "cluster.gpu",
+            f"unknown GPU; allowed: {', '.join(gpu_table())}",
+            cluster.gpu,
+        ) from None
+    calib = dict(calibration_table()[preset["family"]])
+    if cluster.efficiency is not None:
+        calib.update(cluster.efficiency.model_dump(exclude_none=True))
+    peaks = dict(preset["peak_tflops"])
+    if cluster.peak_tflops is not None:
+        peaks.update(cluster.peak_tflops.model_dump(exclude_none=True))
+
+    def peak(fmt: str) -> float | None:
+        value = peaks.get(fmt)
+        return None if value is None else float(value) * 1e12
+
+    peak16 = peak("bf16") or peak("fp16")
+    if peak16 is None:
+        raise single("cluster.peak_tflops.bf16", f"{preset['name']} has no bf16/fp16 peak", None)
+    fmt_peak = peak(precision) if precision not in ("bf16", "fp16") else (peak(precision) or peak16)
+    if fmt_peak is None:
+        supported = [p for p in ("bf16", "fp16", "fp8", "fp4") if peaks.get(p)]
+        raise single(
+            "precision",
+            f"{preset['name']} has no {precision} tensor cores (peak_tflops.{precision} is null); "
+            f"allowed: {', '.join(supported)}",
+            precision,
+        )
+    eff_key = {"fp8": "matmul_fp8", "fp4": "matmul_fp4"}.get(precision, "matmul")
+    eff_matmul = calib.get(eff_key)
+    if eff_matmul is None:
+        raise single(
+            f"cluster.efficiency.{eff_key}",
+            f"no calibrated {precision} matmul efficiency for the {preset['family']} family; "
+            "set it in the scenario",
+            None,
+        )
+
+    def pick(override, default):
+        return default if override is None else override
+
+    gpus_per_node = pick(cluster.gpus_per_node, preset["gpus_per_node"])
+    # NVLink inside a server (HGX): the domain follows a changed gpus_per_node; racks (NVL72)
+    # and PCIe parts keep the preset's domain unless it is overridden.
+    node_domain = preset["nvlink_domain"] == preset["gpus_per_node"]
+    domain = pick(cluster.nvlink_domain, gpus_per_node if node_domain else preset["nvlink_domain"])
+    return Hardware(
+        gpu=preset["name"],
+        family=preset["family"],
+        peak_flops=fmt_peak,
+        peak_flops_16=peak16,
+        hbm_bytes=float(pick(cluster.hbm_gb, preset["hbm_gb"])) * GIB,
+        hbm_bw=float(pick(cluster.hbm_tbps, preset["hbm_tbps"])) * 1e12,
+        nvlink_bw=float(pick(cluster.nvlink_gbps, preset["nvlink_gbps"])) * 1e9 / 2.0,
+        nvlink_domain=int(domain),
+        gpus_per_node=int(gpus_per_node),
+        scaleout_bw=float(pick(cluster.scaleout_gbitps, preset["scaleout_gbitps"])) * 1e9 / 8.0,
+        nvlink_latency=float(pick(cluster.nvlink_latency_us, calib["nvlink_latency_us"])) * 1e-6,
+        scaleout_latency=float(pick(cluster.scaleout_latency_us, calib["scaleout_latency_us"])) * 1e-6,
+        memory_reserved=float(pick(cluster.memory_reserved_gb, calib["memory_reserved_gb"])) * GIB,
+        eff_matmul=float(eff_matmul),
+        matmul_half_flops=float(calib["matmul_half_gflop"]) * 1e9,
+        eff_attention=float(calib["attention"]),
+        eff_hbm=float(calib["hbm"]),
+        eff_nvlink=float(calib["nvlink"]),
+        eff_scaleout=float(calib["scaleout"]),
+        overlap_slowdown=float(calib["overlap_slowdown"]),
+        power_w=float(pick(cluster.power_w, preset["power_w"])),
+        price_per_gpu_hour=float(pick(cluster.price_per_gpu_hour, preset["price_per_gpu_hour"]) or 0.0),
+    )

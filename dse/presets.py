@@ -1,0 +1,78 @@
+"""Shipped presets: GPUs (``data/gpus.yaml``), models (``data/models.yaml``) and the per-family
+calibration (``data/calibration.yaml``). Names match case-insensitively, by id or alias."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+import yaml
+
+
+def _load(name: str) -> dict[str, Any]:
+    text = (files("dse") / "data" / name).read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def _key(name: str) -> str:
+    # case-insensitive only: some presets differ just in '-', '_' or spaces (GPT3_175B is
+    # MAD-Max's model, gpt3-175b NeMo's)
+    return name.strip().lower()
+
+
+@cache
+def gpu_table() -> dict[str, dict[str, Any]]:
+    """GPU presets keyed by canonical name."""
+    return _load("gpus.yaml")
+
+
+@cache
+def model_table() -> dict[str, dict[str, Any]]:
+    """Model presets keyed by preset id."""
+    return _load("models.yaml")
+
+
+@cache
+def calibration_table() -> dict[str, dict[str, Any]]:
+    """Calibration (efficiencies, latencies) keyed by GPU family."""
+    return _load("calibration.yaml")
+
+
+@cache
+def _index(kind: str) -> dict[str, str]:
+    table = gpu_table() if kind == "gpu" else model_table()
+    index: dict[str, str] = {}
+    for key, entry in table.items():
+        for alias in [key, entry.get("name", key), *entry.get("aliases", [])]:
+            index[_key(str(alias))] = key
+    return index
+
+
+def find_gpu(name: str) -> str | None:
+    """Canonical GPU name for ``name`` (id or alias, any case), or None."""
+    return _index("gpu").get(_key(name))
+
+
+def find_model(name: str) -> str | None:
+    """Model preset id for ``name`` (id or alias, any case), or None."""
+    return _index("model").get(_key(name))
+
+
+def gpu_preset(name: str) -> dict[str, Any]:
+    """The GPU preset entry (raises KeyError for an unknown name)."""
+    key = find_gpu(name)
+    if key is None:
+        raise KeyError(name)
+    return {"name": key, **gpu_table()[key]}
+
+
+def model_preset(name: str) -> dict[str, Any]:
+    """The model preset as a ``ModelSpec`` dict (raises KeyError for an unknown name)."""
+    key = find_model(name)
+    if key is None:
+        raise KeyError(name)
+    entry = dict(model_table()[key])
+    entry.pop("aliases", None)
+    entry.pop("source", None)
+    return entry

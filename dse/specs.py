@@ -1,0 +1,222 @@
+"""Typed, frozen, validated specifications: model, cluster, parallel plan, scenario.
+
+A scenario has the keys of a validation case (``../shared/validation/README.md``) minus
+``target``: ``model``, ``cluster``, ``parallel``, ``workload``, ``precision``, ``inference``, plus
+the optional ``training`` block (overlap switches and numerics). Units in config files are the
+ones in the key names (GB, TB/s, Gbit/s, TFLOP/s, us); :func:`dse.hardware.resolve_hardware`
+converts them to SI.
+
+Validation is strict: unknown keys, wrong types (a number given as a string), non-positive
+degrees and unknown enum values are errors. Degrees that do not divide are *not* errors here:
+they make a configuration infeasible in the cost model, with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+PositiveInt = Annotated[int, Field(strict=True, gt=0)]
+NonNegInt = Annotated[int, Field(strict=True, ge=0)]
+PositiveFloat = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+NonNegFloat = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
+Fraction = Annotated[float, Field(strict=True, gt=0, le=1, allow_inf_nan=False)]
+
+PRECISIONS = ("bf16", "fp16", "fp8", "fp4")
+WORKLOADS = ("train", "inference", "finetune")
+RECOMPUTE = ("none", "selective", "full")
+
+#: Keys of a validation case that a scenario accepts and ignores.
+IGNORED_CASE_KEYS = ("id", "source", "reliability", "target", "also", "inferred", "notes")
+
+
+class Spec(BaseModel):
+    """Base for every spec: frozen, unknown keys rejected, no silent coercion of strings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class MoESpec(Spec):
+    """Mixture-of-experts block of a model."""
+
+    experts: PositiveInt
+    top_k: PositiveInt
+    expert_ffn_hidden: PositiveInt
+    shared_experts: NonNegInt = 0
+    dense_layers: NonNegInt = 0
+
+    @model_validator(mode="after")
+    def _check(self) -> "MoESpec":
+        if self.top_k > self.experts:
+            raise ValueError(f"top_k ({self.top_k}) must not exceed experts ({self.experts})")
+        return self
+
+
+class ModelSpec(Spec):
+    """A decoder-only transformer (dense or mixture-of-experts)."""
+
+    name: str = "custom"
+    family: Literal["dense", "moe"] = "dense"
+    layers: PositiveInt
+    hidden: PositiveInt
+    heads: PositiveInt
+    kv_heads: PositiveInt | None = None
+    head_dim: PositiveInt | None = None
+    ffn_hidden: PositiveInt
+    ffn_act: Literal["gelu", "swiglu"] = "gelu"
+    vocab: PositiveInt
+    seq_len: PositiveInt
+    moe: MoESpec | None = None
+    tied_embeddings: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> "ModelSpec":
+        kv = self.kv_heads or self.heads
+        if self.heads % kv:
+            raise ValueError(
+                f"heads ({self.heads}) must be a multiple of kv_heads ({kv}): "
+                f"{self.heads} % {kv} = {self.heads % kv}"
+            )
+        if self.head_dim is None and self.hidden % self.heads:
+            raise ValueError(
+                f"hidden ({self.hidden}) must be divisible by heads ({self.heads}) when "
+                f"head_dim is null: {self.hidden} % {self.heads} = {self.hidden % self.heads}"
+            )
+        if self.family == "moe" and self.moe is None:
+            raise ValueError("family 'moe' needs a 'moe' block {experts, top_k, expert_ffn_hidden}")
+        if self.family == "dense" and self.moe is not None:
+            raise ValueError("family 'dense' must have moe: null (use family: moe)")
+        if self.moe is not None and self.moe.dense_layers > self.layers:
+            raise ValueError(
+                f"moe.dense_layers ({self.moe.dense_layers}) exceeds layers ({self.layers})"
+            )
+        return self
+
+    @property
+    def kv(self) -> int:
+        """Key/value heads (grouped-query attention); equals heads for multi-head attention."""
+        return self.kv_heads or self.heads
+
+    @property
+    def dhead(self) -> int:
+        """Dimension of one attention head."""
+        return self.head_dim or self.hidden // self.heads
+
+
+class PeakTFLOPS(Spec):
+    """Dense tensor-core peaks per number format, TFLOP/s; null where unsupported."""
+
+    fp32: PositiveFloat | None = None
+    tf32: PositiveFloat | None = None
+    fp16: PositiveFloat | None = None
+    bf16: PositiveFloat | None = None
+    fp8: PositiveFloat | None = None
+    fp4: PositiveFloat | None = None
+
+
+class EfficiencySpec(Spec):
+    """Calibration factors (fractions of peak) and fixed costs; defaults per GPU family live in
+    ``dse/data/calibration.yaml`` and are documented there."""
+
+    matmul: Fraction | None = None
+    matmul_fp8: Fraction | None = None
+    matmul_fp4: Fraction | None = None
+    matmul_half_gflop: NonNegFloat | None = None
+    attention: Fraction | None = None
+    hbm: Fraction | None = None
+    nvlink: Fraction | None = None
+    scaleout: Fraction | None = None
+    overlap_slowdown: NonNegFloat | None = None
+
+
+class ClusterSpec(Spec):
+    """A cluster: a GPU preset, a count, and any hardware figure overridden.
+
+    Every override is optional; missing ones come from the GPU preset and its family's
+    calibration. Units are those in the key names.
+    """
+
+    gpu: str
+    num_gpus: PositiveInt
+    gpus_per_node: PositiveInt | None = None
+    nvlink_domain: PositiveInt | None = None
+    peak_tflops: PeakTFLOPS | None = None
+    hbm_gb: PositiveFloat | None = None
+    hbm_tbps: PositiveFloat | None = None
+    nvlink_gbps: PositiveFloat | None = None
+    scaleout_gbitps: PositiveFloat | None = None
+    nvlink_latency_us: NonNegFloat | None = None
+    scaleout_latency_us: NonNegFloat | None = None
+    memory_reserved_gb: NonNegFloat | None = None
+    power_w: PositiveFloat | None = None
+    price_per_gpu_hour: NonNegFloat | None = None
+    efficiency: EfficiencySpec | None = None
+
+
+class ParallelSpec(Spec):
+    """The parallel plan. ``dp`` defaults to num_gpus / (tp·pp·cp); ``sp`` to tp > 1."""
+
+    tp: PositiveInt = 1
+    pp: PositiveInt = 1
+    dp: PositiveInt | None = None
+    cp: PositiveInt = 1
+    ep: PositiveInt = 1
+    sp: bool | None = None
+    vpp: PositiveInt = 1
+    zero: Annotated[int, Field(strict=True, ge=0, le=3)] = 0
+    recompute: Literal["none", "selective", "full"] = "none"
+    microbatch: PositiveInt | None = None
+    global_batch: PositiveInt | None = None
+
+
+class OverlapSpec(Spec):
+    """Which communication may hide behind compute (True) or is exposed (False)."""
+
+    dp: bool = True
+    fsdp_prefetch: bool = True
+    tp: bool = False
+    ep: bool = False
+    cp: bool = True
+    pp: bool = False
+
+
+class TrainingSpec(Spec):
+    """Training numerics and overlap switches (all optional)."""
+
+    overlap: OverlapSpec = OverlapSpec()
+    flash_attention: bool = True
+    grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
+    fp32_grad_accumulation: bool = True
+
+
+class InferenceSpec(Spec):
+    """Serving parameters (modelled by the inference issue; accepted here)."""
+
+    input_len: PositiveInt
+    output_len: PositiveInt
+    batch: PositiveInt | None = None
+    concurrency: PositiveInt | None = None
+    mode: Literal["offline_max_throughput", "online"] = "offline_max_throughput"
+
+
+class Scenario(Spec):
+    """One run to evaluate: model, cluster, parallel plan, workload and precision."""
+
+    name: str | None = None
+    workload: Literal["train", "inference", "finetune"] = "train"
+    precision: Literal["bf16", "fp16", "fp8", "fp4"] = "bf16"
+    model: ModelSpec
+    cluster: ClusterSpec
+    parallel: ParallelSpec = ParallelSpec()
+    training: TrainingSpec = TrainingSpec()
+    inference: InferenceSpec | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_case_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            if data.get("name") is None and isinstance(data.get("id"), str):
+                data = {**data, "name": data["id"]}
+            data = {k: v for k, v in data.items() if k not in IGNORED_CASE_KEYS}
+        return data
