@@ -187,7 +187,7 @@ class TrainingSpec(Spec):
     overlap: OverlapSpec = OverlapSpec()
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
-    fp32_grad_accumulation: bool = True
+    fp32_grad_accumulation: bool = False
 
 
 class InferenceSpec(Spec):

@@ -21,23 +21,23 @@ from __future__ import annotations
 import numpy as np
 
 
-def _latency_steps(n: np.ndarray) -> np.ndarray:
-    """Sequential latency steps of one ring pass over n ranks, capped at a tree's 2*log2(n).
-
-    NCCL switches to tree (or NVLS) algorithms when rings get long; we charge the ring's
-    bandwidth term and the smaller of the two latency terms.
-    """
-    return np.minimum(n - 1.0, 2.0 * np.log2(np.maximum(n, 1.0)))
-
-
 def ring_allreduce_time(size, n, bw, alpha):
-    """All-reduce of ``size`` bytes over ``n >= 1`` ranks: 2(n-1)/n*size/bw + 2*steps*alpha, s."""
-    return 2.0 * (n - 1.0) / n * size / bw + 2.0 * _latency_steps(n) * alpha
+    """All-reduce of ``size`` bytes over ``n >= 1`` ranks, s.
+
+    Bandwidth term of the ring, 2(n-1)/n*size/bw; latency of the better of the ring
+    (2(n-1) steps) and NCCL's double binary tree (2*log2(n) steps), since NCCL picks the tree
+    when rings get long.
+    """
+    steps = np.minimum(n - 1.0, np.log2(np.maximum(n, 1.0)))
+    return 2.0 * (n - 1.0) / n * size / bw + 2.0 * steps * alpha
 
 
 def ring_allgather_time(size, n, bw, alpha):
-    """All-gather (or reduce-scatter) of a ``size``-byte full buffer over ``n`` ranks, s."""
-    return (n - 1.0) / n * size / bw + _latency_steps(n) * alpha
+    """All-gather (or reduce-scatter) of a ``size``-byte full buffer over ``n`` ranks, s.
+
+    NCCL runs these as rings only, so the latency term is (n-1) steps.
+    """
+    return (n - 1.0) / n * size / bw + (n - 1.0) * alpha
 
 
 def alltoall_time(size, n, bw, alpha):

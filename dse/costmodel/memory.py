@@ -20,11 +20,17 @@ Functions are elementwise over numpy arrays.
 from __future__ import annotations
 
 
+def _matmul_input_bytes(c):
+    """Bytes per saved matmul-input element: FP8 recipes save the FP8 cast (1 byte)."""
+    return c["act_bytes"] - c["fp8"] * (c["act_bytes"] - 1.0)
+
+
 def attention_activation_bytes(T, c, t, rep_div):
     """Attention-block activations: (replicated part / rep_div) + (split part / t)."""
     h, a, g, d, act = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"], c["act_bytes"]
-    replicated = T * h * (2.0 * act + 1.0)  # norm input, QKV input, dropout mask
-    split = T * d * (2.0 * a + 2.0 * g) * act  # Q, K, V, attention output
+    mm_in = _matmul_input_bytes(c)
+    replicated = T * h * (act + mm_in + 1.0)  # norm input, QKV input, dropout mask
+    split = T * d * ((a + 2.0 * g) * act + a * mm_in)  # Q, K, V; attention output (proj input)
     scores = (1.0 - c["flash_attention"]) * (c["recompute"] == 0) * 5.0 * a * c["seq_len"] * T
     return replicated / rep_div + (split + scores) / t
 
@@ -32,8 +38,9 @@ def attention_activation_bytes(T, c, t, rep_div):
 def ffn_activation_bytes(T, f, c, t, rep_div):
     """FFN-block activations for ``T`` tokens through an FFN of width ``f``."""
     h, act = c["hidden"], c["act_bytes"]
-    replicated = T * h * (2.0 * act + 1.0)  # norm input, FFN input, dropout mask
-    split = T * f * c["ffn_mats"] * act  # (mats-1) up outputs + activation output
+    mm_in = _matmul_input_bytes(c)
+    replicated = T * h * (act + mm_in + 1.0)  # norm input, FFN input, dropout mask
+    split = T * f * ((c["ffn_mats"] - 1.0) * act + mm_in)  # up outputs; activation output
     return replicated / rep_div + split / t
 
 

@@ -289,12 +289,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     working = np.where(recompute == 2, act_layer, 0.0)  # one layer re-materialised in backward
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
     act_first = L * stored * in_flight + working + T * h * act
-    logits = T * V / t * (act + 4.0 + 4.0)  # logits, fp32 copy for the loss, its gradient
+    logits = T * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
     act_last = L * stored + working + logits
     act_first = act_first + np.where(pp > 1, 0.0, logits)
 
     buffers = (
-        np.where(z3, 2.0 * (p_layer_rep * dpc + p_layer_exp * edp) * act, 0.0)
+        # ZeRO-3: the gathered weights of two layers (one prefetched) and one layer's gradient
+        np.where(z3, (p_layer_rep + p_layer_exp) * (2.0 * act + c["grad_reduce_bytes"]), 0.0)
         + np.where(t > 1, 2.0 * T * h * act, 0.0)
         + np.where(is_moe, 4.0 * Tk * h * act / rep_div, 0.0)
     )
