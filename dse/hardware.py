@@ -34,12 +34,13 @@ class Hardware:
     scaleout_latency: float  # s
     memory_reserved: float  # bytes
     eff_matmul: float
-    matmul_half_flops: float  # FLOP
+    matmul_k_half: float  # elements of the reduction dimension
     eff_attention: float
     eff_hbm: float
     eff_nvlink: float
     eff_scaleout: float
     overlap_slowdown: float
+    rail_optimized: float
     power_w: float
     price_per_gpu_hour: float
 
@@ -122,12 +123,13 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         scaleout_latency=float(pick(cluster.scaleout_latency_us, calib["scaleout_latency_us"])) * 1e-6,
         memory_reserved=float(pick(cluster.memory_reserved_gb, calib["memory_reserved_gb"])) * GIB,
         eff_matmul=float(eff_matmul),
-        matmul_half_flops=float(calib["matmul_half_gflop"]) * 1e9,
+        matmul_k_half=float(calib["matmul_k_half"]),
         eff_attention=float(calib["attention"]),
         eff_hbm=float(calib["hbm"]),
         eff_nvlink=float(calib["nvlink"]),
         eff_scaleout=float(calib["scaleout"]),
         overlap_slowdown=float(calib["overlap_slowdown"]),
+        rail_optimized=float(cluster.rail_optimized),
         power_w=float(pick(cluster.power_w, preset["power_w"])),
         price_per_gpu_hour=float(pick(cluster.price_per_gpu_hour, preset["price_per_gpu_hour"]) or 0.0),
     )

@@ -122,7 +122,7 @@ class EfficiencySpec(Spec):
     matmul: Fraction | None = None
     matmul_fp8: Fraction | None = None
     matmul_fp4: Fraction | None = None
-    matmul_half_gflop: NonNegFloat | None = None
+    matmul_k_half: NonNegFloat | None = None
     attention: Fraction | None = None
     hbm: Fraction | None = None
     nvlink: Fraction | None = None
@@ -149,6 +149,7 @@ class ClusterSpec(Spec):
     nvlink_latency_us: NonNegFloat | None = None
     scaleout_latency_us: NonNegFloat | None = None
     memory_reserved_gb: NonNegFloat | None = None
+    rail_optimized: bool = True
     power_w: PositiveFloat | None = None
     price_per_gpu_hour: NonNegFloat | None = None
     efficiency: EfficiencySpec | None = None
@@ -178,7 +179,7 @@ class OverlapSpec(Spec):
     tp: bool = False
     ep: bool = False
     cp: bool = True
-    pp: bool = False
+    pp: bool = True
 
 
 class TrainingSpec(Spec):

@@ -54,22 +54,33 @@ def members_per_domain(n, stride, domain):
 def allreduce_time(size, n, stride, net):
     """All-reduce of ``size`` bytes over a group placed on the two-level network, s.
 
-    ``net`` is a :class:`Network`. Hierarchical when the group spans domains.
+    ``net`` is a :class:`Network`. A group that spans domains runs hierarchically on a
+    rail-optimised network (``net.rails`` = 1); otherwise one flat ring whose every step is
+    limited by the scale-out link.
     """
     k = members_per_domain(n, stride, net.domain)
     outer = n / k
     inner = ring_allgather_time(size, k, net.nvl_bw, net.nvl_alpha)  # reduce-scatter
     cross = ring_allreduce_time(size / k, outer, net.so_bw, net.so_alpha)
-    return 2.0 * inner + cross
+    hierarchical = 2.0 * inner + cross
+    flat = ring_allreduce_time(size, n, net.so_bw, net.so_alpha)
+    return np.where((net.rails > 0) | (k >= n), hierarchical, flat)
 
 
 def allgather_time(size, n, stride, net):
-    """All-gather (or reduce-scatter) of a ``size``-byte full buffer on the network, s."""
+    """All-gather (or reduce-scatter) of a ``size``-byte full buffer on the network, s.
+
+    Bandwidth as :func:`allreduce_time` places it; latency of NCCL's single ring over all n
+    ranks, (n-1) steps, at the scale-out latency once the group leaves the domain.
+    """
     k = members_per_domain(n, stride, net.domain)
-    outer = n / k
-    inner = ring_allgather_time(size, k, net.nvl_bw, net.nvl_alpha)
-    cross = ring_allgather_time(size / k, outer, net.so_bw, net.so_alpha)
-    return inner + cross
+    spans = k < n
+    inner = (k - 1.0) / k * size / net.nvl_bw
+    cross_bw = np.where(net.rails > 0, size / k, size)
+    cross = (n / k - 1.0) / (n / k) * cross_bw / net.so_bw
+    cross = np.where(net.rails > 0, cross, (n - 1.0) / n * size / net.so_bw)
+    latency = (n - 1.0) * np.where(spans, net.so_alpha, net.nvl_alpha)
+    return np.where(spans, np.where(net.rails > 0, inner + cross, cross), inner) + latency
 
 
 def all_to_all_time(size, n, stride, net):
@@ -93,14 +104,18 @@ class Network:
     """Achieved bandwidths and latencies of the two network levels (arrays or scalars).
 
     nvl_bw / so_bw: achieved one-direction bytes/s per GPU (peak x efficiency);
-    nvl_alpha / so_alpha: per-step latency, s; domain: GPUs per NVLink domain.
+    nvl_alpha / so_alpha: per-step latency, s; domain: GPUs per NVLink domain; rails: 1 when
+    every GPU of a domain has its own NIC on its own rail, so that a collective spanning domains
+    splits its cross-domain traffic over all of them (NCCL's multi-channel rings; measured busbw
+    across DGX nodes is the node's aggregate NIC bandwidth), 0 when it cannot.
     """
 
-    __slots__ = ("nvl_bw", "so_bw", "nvl_alpha", "so_alpha", "domain")
+    __slots__ = ("nvl_bw", "so_bw", "nvl_alpha", "so_alpha", "domain", "rails")
 
-    def __init__(self, nvl_bw, so_bw, nvl_alpha, so_alpha, domain):
+    def __init__(self, nvl_bw, so_bw, nvl_alpha, so_alpha, domain, rails=1.0):
         self.nvl_bw = nvl_bw
         self.so_bw = so_bw
         self.nvl_alpha = nvl_alpha
         self.so_alpha = so_alpha
         self.domain = domain
+        self.rails = rails

@@ -42,11 +42,12 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
     "memory_reserved": (3e9, "HBM not available to the model (context, workspace), bytes"),
     "eff_matmul": (0.8, "fraction of peak_flops a large matmul reaches"),
-    "matmul_half_flops": (0.0, "matmul size at which efficiency is half its maximum, FLOP"),
+    "matmul_k_half": (0.0, "reduction depth K at which matmul efficiency is half of eff_matmul"),
     "eff_attention": (0.6, "fraction of peak_flops_16 the attention kernel reaches"),
     "eff_hbm": (0.85, "fraction of hbm_bw memory-bound kernels reach"),
     "eff_nvlink": (0.8, "fraction of nvlink_bw a large collective reaches (bus bandwidth)"),
     "eff_scaleout": (0.8, "fraction of scaleout_bw a large collective reaches"),
+    "rail_optimized": (1.0, "1 if collectives spanning NVLink domains use every GPU's NIC (rails)"),
     "overlap_slowdown": (0.0, "compute slowdown while overlapped communication runs (fraction)"),
     "power_w": (700.0, "power per GPU, W"),
     "price_per_gpu_hour": (0.0, "price per GPU-hour, USD"),
@@ -76,7 +77,7 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "overlap_tp": (0.0, "tensor-parallel collectives overlap compute"),
     "overlap_ep": (0.0, "expert all-to-alls overlap compute"),
     "overlap_cp": (1.0, "context-parallel K/V ring exchange overlaps attention"),
-    "overlap_pp": (0.0, "pipeline point-to-point transfers overlap compute"),
+    "overlap_pp": (1.0, "pipeline point-to-point transfers overlap compute"),
 }
 
 REQUIRED = tuple(name for name, (default, _) in COLUMNS.items() if default is None)

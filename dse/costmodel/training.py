@@ -2,9 +2,9 @@
 
 The model, per pipeline stage and microbatch, on two streams:
 
-* compute stream: every matmul as a roofline op, ``max((F + n_ops*F_half) / (peak*eff),
-  bytes / (hbm_bw*eff_hbm))`` (so a matmul of F FLOPs runs at eff*F/(F+F_half) of peak: small
-  matmuls run below peak); the fused attention kernel at its own efficiency over the causal half
+* compute stream: every matmul as a roofline op, ``max(F / (peak*eff*K/(K+K_half)),
+  bytes / (hbm_bw*eff_hbm))`` with K its reduction depth (shallow matmuls run below peak;
+  backward = data-gradient + weight-gradient GEMMs, each with its own depth); the fused attention kernel at its own efficiency over the causal half
   of the s^2 work; norms, residuals, activations, dropout and FP8 casts as HBM traffic;
   backward = 2x forward (flash-attention backward 2.5x); recompute re-runs the forward.
 * communication stream: tensor-parallel all-reduces (or all-gather + reduce-scatter with
@@ -95,28 +95,46 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     # ------------------------------------------------------------------ compute stream
     fp8 = c["fp8"] > 0
     mm_rate = c["peak_flops"] * c["eff_matmul"]
-    half = c["matmul_half_flops"]
+    k_half = c["matmul_k_half"]
     hbm = c["hbm_bw"] * c["eff_hbm"]
     in_bytes = np.where(fp8, 1.0, act)  # bytes of a matmul operand
 
-    def matmul(M, K, N, ops=1.0):
-        """Forward time of ``ops`` matmuls of shape (M x K) @ (K x N) in total, s."""
-        flops = 2.0 * M * K * N
-        traffic = in_bytes * (M * K + K * N) + act * M * N
-        return np.maximum((flops + ops * half) / mm_rate, traffic / hbm)
+    def gemm(M, K, N, ops=1.0):
+        """Time of ``ops`` GEMMs (M x K) @ (K x N) each, s: roofline with a reduction-depth
+        efficiency K / (K + K_half) (prologue/epilogue of each output tile amortised over K)."""
+        flops = 2.0 * M * K * N * ops
+        depth = np.maximum(K, 1.0)
+        rate = mm_rate * depth / (depth + k_half)
+        traffic = ops * (in_bytes * (M * K + K * N) + act * M * N)
+        return np.maximum(flops / rate, traffic / hbm)
 
-    proj = matmul(T, h, (a + 2.0 * g) * d / t) + matmul(T, a * d / t, h)
-    ffn = matmul(T, h, (mats - 1.0) * f / t) + matmul(T, f / t, h)
+    def linear(M, K, N, ops=1.0):
+        """Forward and backward time of ``ops`` linear layers y = x W (x: M x K, W: K x N).
+
+        Backward is the data gradient dy W^T (reduction over N) plus the weight gradient
+        x^T dy (reduction over the M tokens): twice the forward FLOPs.
+        """
+        return gemm(M, K, N, ops), gemm(M, N, K, ops) + gemm(K, M, N, ops)
+
+    qkv_f, qkv_b = linear(T, h, (a + 2.0 * g) * d / t)
+    out_f, out_b = linear(T, a * d / t, h)
+    up_f, up_b = linear(T, h, (mats - 1.0) * f / t)
+    down_f, down_b = linear(T, f / t, h)
+    proj, proj_b = qkv_f + out_f, qkv_b + out_b
+    ffn, ffn_b = up_f + down_f, up_b + down_b
     Tk = T * c["top_k"]  # routed token copies an EP rank processes (balanced routing)
     local_experts = np.maximum(c["experts"] / ep, 1.0)
     fe = c["expert_ffn_hidden"]
-    experts = (
-        matmul(Tk, h, (mats - 1.0) * fe / t, local_experts)
-        + matmul(Tk, fe / t, h, local_experts)
-        + matmul(T, h, c["experts"])  # router
-    )
-    shared = c["shared_experts"] * (matmul(T, h, (mats - 1.0) * fe / t) + matmul(T, fe / t, h))
-    moe_ffn = np.where(is_moe, experts + shared, 0.0)
+    per_expert = Tk / local_experts
+    eup_f, eup_b = linear(per_expert, h, (mats - 1.0) * fe / t, local_experts)
+    edown_f, edown_b = linear(per_expert, fe / t, h, local_experts)
+    router_f, router_b = linear(T, h, c["experts"])
+    sup_f, sup_b = linear(T, h, (mats - 1.0) * fe / t)
+    sdown_f, sdown_b = linear(T, fe / t, h)
+    shared_n = c["shared_experts"]
+    experts = eup_f + edown_f + router_f
+    moe_ffn = np.where(is_moe, experts + shared_n * (sup_f + sdown_f), 0.0)
+    moe_ffn_b = np.where(is_moe, eup_b + edown_b + router_b + shared_n * (sup_b + sdown_b), 0.0)
 
     flash = c["flash_attention"] > 0
     causal = np.where(flash, 0.5, 1.0)  # a fused causal kernel skips the masked half
@@ -136,8 +154,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
 
     dense_f = proj + ffn + attn_f + elem_f
     moe_f = proj + moe_ffn + attn_f + elem_moe_f
-    dense_b = 2.0 * (proj + ffn + elem_f) + attn_b
-    moe_b = 2.0 * (proj + moe_ffn + elem_moe_f) + attn_b
+    dense_b = proj_b + ffn_b + 2.0 * elem_f + attn_b
+    moe_b = proj_b + moe_ffn_b + 2.0 * elem_moe_f + attn_b
     recompute_dense = np.where(recompute == 2, dense_f, np.where(recompute == 1, attn_f, 0.0))
     recompute_moe = np.where(recompute == 2, moe_f, np.where(recompute == 1, attn_f, 0.0))
 
@@ -145,8 +163,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     layer_b = dense_frac * (dense_b + recompute_dense) + moe_frac * (moe_b + recompute_moe)
     layer_attn_f = attn_f
 
-    head_f = matmul(T, h, V / t) + 12.0 * T * V / t / hbm  # LM head + fp32 cross-entropy passes
-    head_b = 2.0 * matmul(T, h, V / t) + 12.0 * T * V / t / hbm
+    head_f, head_b = linear(T, h, V / t)  # LM head, then fp32 cross-entropy passes over logits
+    head_f = head_f + 12.0 * T * V / t / hbm
+    head_b = head_b + 12.0 * T * V / t / hbm
 
     # ------------------------------------------------------------------ communication
     net = coll.Network(
@@ -155,6 +174,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
         c["nvlink_latency"],
         c["scaleout_latency"],
         c["nvlink_domain"],
+        c["rail_optimized"],
     )
     slow = c["overlap_slowdown"]
 
@@ -179,9 +199,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
 
     tp_on, ep_on, cp_on = c["overlap_tp"], c["overlap_ep"], c["overlap_cp"]
     tp_exp_f = hide(tp_f, proj + ffn, tp_on)
-    tp_exp_b = hide(tp_b, 2.0 * (proj + ffn), tp_on)
+    tp_exp_b = hide(tp_b, proj_b + ffn_b, tp_on)
     ep_exp_f = hide(ep_f, moe_frac * experts, ep_on)
-    ep_exp_b = hide(ep_b, 2.0 * moe_frac * experts, ep_on)
+    ep_exp_b = hide(ep_b, moe_frac * moe_ffn_b, ep_on)
     cp_exp_f = hide(cp_f, layer_attn_f, cp_on)
     cp_exp_b = hide(cp_b, attn_b, cp_on)
 
@@ -218,7 +238,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     step_mean = stage_compute + stage_comm + (head_f + head_b) / pp
 
     # pipeline point-to-point: activations forward, their gradients backward, per chunk
-    p2p_size = T * h * act / rep_div
+    # Megatron's scatter/gather optimisation (Narayanan et al. 2021, Sec. 4.1): each TP rank
+    # sends 1/t of the boundary activation and the receivers all-gather it over NVLink
+    p2p_size = T * h * act / t
     pp_same = t * cp * dp * pp <= c["nvlink_domain"]
     p2p_one = np.where(pp > 1, coll.p2p_time(p2p_size, pp_same, net), 0.0)
     pp_on = c["overlap_pp"] > 0

@@ -1,0 +1,63 @@
+"""Software facts of published sources (``data/software.yaml``), applied to validation cases."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+import yaml
+
+#: Blocks of a case that a software entry may set.
+BLOCKS = ("training", "cluster")
+
+
+@cache
+def software_table() -> list[dict[str, Any]]:
+    """The entries of ``data/software.yaml``: match, when, training/cluster, why."""
+    return yaml.safe_load((files("dse") / "data" / "software.yaml").read_text(encoding="utf-8"))
+
+
+def _get(case: dict[str, Any], dotted: str) -> Any:
+    node: Any = case
+    for part in dotted.split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
+
+
+def matching_entries(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every software entry whose ``match`` is in the case's source and whose ``when`` holds."""
+    source = case.get("source") or ""
+    return [
+        entry
+        for entry in software_table()
+        if entry["match"] in source
+        and all(_get(case, path) == value for path, value in (entry.get("when") or {}).items())
+    ]
+
+
+def apply_software(case: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a validation case with its source's software settings merged in.
+
+    Entries apply in file order; settings the case states itself win over all of them.
+    """
+    entries = matching_entries(case)
+    if not entries:
+        return case
+    out = dict(case)
+    for block in BLOCKS:
+        merged: dict[str, Any] = {}
+        for entry in entries:
+            merged = _merge(merged, entry.get(block) or {})
+        if merged:
+            out[block] = _merge(merged, case.get(block) or {})
+    return out
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
