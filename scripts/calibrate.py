@@ -103,8 +103,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("jsonl", nargs="?", default=str(ROOT.parent / "shared/validation/llm.jsonl"))
     parser.add_argument("--write", action="store_true", help="write the fit into dse/data/calibration.yaml")
+    parser.add_argument("--cv", action="store_true",
+                        help="also leave each source out of the fit and report its error (held-out check)")
     args = parser.parse_args()
     cases = load_cases(Path(args.jsonl))
+    if args.cv:
+        cross_validate(cases)
     fits = {}
     shared: dict[str, float] | None = None
     families = sorted(cases.groupby("family"), key=lambda item: -len(item[1]))
@@ -129,6 +133,24 @@ def main() -> None:
             text = _set_values(text, family, values)
         path.write_text(text)
         print(f"wrote {path}")
+
+
+def cross_validate(cases: pd.DataFrame) -> None:
+    """Leave-one-source-out: fit on the other sources of the family, score the held-out one."""
+    print("leave-one-source-out (fit without the source, then predict it):")
+    for family, group in cases.groupby("family"):
+        sources = group["source"].unique()
+        if len(sources) < 2:
+            continue
+        for held in sources:
+            train = group[group["source"] != held].reset_index(drop=True)
+            test = group[group["source"] == held].reset_index(drop=True)
+            params, _, _ = fit_family(train)
+            fixed = {k: params[k] for k in GRID}
+            _, _, result = fit_family(test, fixed)
+            ape = result["error"].abs() * 100
+            print(f"   {family} {held[:62]:62s} n={len(test):3d} held-out MAPE {ape.mean():5.1f}% "
+                  f"(fit {', '.join(f'{k}={v:g}' for k, v in params.items())})")
 
 
 def _set_values(text: str, family: str, values: dict[str, float]) -> str:

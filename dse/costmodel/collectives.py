@@ -63,6 +63,8 @@ def allreduce_time(size, n, stride, net):
     inner = ring_allgather_time(size, k, net.nvl_bw, net.nvl_alpha)  # reduce-scatter
     cross = ring_allreduce_time(size / k, outer, net.so_bw, net.so_alpha)
     hierarchical = 2.0 * inner + cross
+    if np.all(net.rails > 0):
+        return hierarchical
     flat = ring_allreduce_time(size, n, net.so_bw, net.so_alpha)
     return np.where((net.rails > 0) | (k >= n), hierarchical, flat)
 
@@ -76,11 +78,13 @@ def allgather_time(size, n, stride, net):
     k = members_per_domain(n, stride, net.domain)
     spans = k < n
     inner = (k - 1.0) / k * size / net.nvl_bw
-    cross_bw = np.where(net.rails > 0, size / k, size)
-    cross = (n / k - 1.0) / (n / k) * cross_bw / net.so_bw
-    cross = np.where(net.rails > 0, cross, (n - 1.0) / n * size / net.so_bw)
+    outer = n / k
+    cross = (outer - 1.0) / outer * (size / k) / net.so_bw  # zero when the group fits a domain
     latency = (n - 1.0) * np.where(spans, net.so_alpha, net.nvl_alpha)
-    return np.where(spans, np.where(net.rails > 0, inner + cross, cross), inner) + latency
+    if np.all(net.rails > 0):
+        return inner + cross + latency
+    flat = (n - 1.0) / n * size / net.so_bw
+    return np.where(spans & (net.rails <= 0), flat, inner + cross) + latency
 
 
 def all_to_all_time(size, n, stride, net):

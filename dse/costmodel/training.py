@@ -15,7 +15,7 @@ The model, per pipeline stage and microbatch, on two streams:
   (SMs and HBM shared with the kernels). TP and EP collectives are exposed by default.
 
 Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream schedule is a
-closed form (``max(comm - compute, 0)`` per layer, plus the first gather that nothing hides);
+closed form (:func:`two_stream_layer`, plus the first gather that nothing hides);
 pipeline stages hold layers/pp layers and the last stage also the LM head.
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
@@ -27,7 +27,7 @@ No Python loop runs over configurations: every line is an array operation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from .inputs import broadcast_columns
 from .memory import layer_activation_bytes
 
 #: Configurations scored per inner call; keeps temporaries in cache.
-CHUNK = 1 << 15
+CHUNK = 1 << 14
 
 #: Bits of ``infeasible_mask``; :mod:`dse.costmodel.reasons` renders them with the arithmetic.
 DEGREES_PRODUCT = 1 << 0
@@ -57,21 +57,59 @@ EP_DENSE = 1 << 9
 OPTIMIZER_STEP_BYTES = 34.0
 
 
-def evaluate_training(batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def evaluate_training(
+    batch: Mapping[str, Any], outputs: Sequence[str] | None = None
+) -> dict[str, np.ndarray]:
     """Score N training configurations.
 
     ``batch`` maps :data:`dse.costmodel.inputs.COLUMNS` names to arrays of length N or scalars.
-    Returns a dict of float arrays of length N (see :data:`OUTPUTS`), all finite.
+    Returns a dict of float arrays of length N, all finite: every metric, or only ``outputs``
+    (a search that needs a few metrics of millions of configurations saves the copies).
     """
     cols, n = broadcast_columns(batch)
     if n <= CHUNK:
-        return _evaluate(cols, n)
-    parts = []
+        result = _evaluate(cols, n)
+        return result if outputs is None else {k: result[k] for k in outputs}
+    out: dict[str, np.ndarray] = {}
     for start in range(0, n, CHUNK):
         stop = min(start + CHUNK, n)
         chunk = {k: (v[start:stop] if v.ndim else v) for k, v in cols.items()}
-        parts.append(_evaluate(chunk, stop - start))
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        part = _evaluate(chunk, stop - start)
+        if not out:
+            out = {k: np.empty(n) for k in (part if outputs is None else outputs)}
+        for k, v in out.items():
+            v[start:stop] = part[k]
+    return out
+
+
+def two_stream_layer(compute, comms):
+    """One layer on a compute stream and one communication stream, in closed form.
+
+    ``comms`` is a list of (time, window, on): a collective that may overlap (``on``) runs on
+    the communication stream while the ``window`` part of the layer's compute runs (the whole
+    layer for prefetched gathers, the attention for the K/V ring, the GEMMs for overlapped
+    tensor-parallel collectives); one that may not (``on`` = 0) is serialised with compute.
+    The overlapped collectives share the one communication stream, so the layer takes
+
+        serialised + max(compute, sum(hidden), max_i(compute - window_i + hidden_i))
+
+    Returns (layer time, exposed time per collective, hidden time per collective); the exposed
+    part of the overlapped ones is shared out in proportion to their time.
+    """
+    serial = 0.0
+    hideable = []
+    for time, window, on in comms:
+        serial = serial + np.where(on > 0, 0.0, time)
+        hideable.append(np.where(on > 0, time, 0.0))
+    total = sum(hideable)
+    bound = np.maximum(compute, total)
+    for (time, window, on), hid in zip(comms, hideable):
+        bound = np.maximum(bound, compute - window + hid)
+    spill = bound - compute  # communication the compute could not cover
+    share = spill / np.maximum(total, 1e-30)
+    exposed = [np.where(on > 0, hid * share, time) for (time, _, on), hid in zip(comms, hideable)]
+    hidden = [hid * (1.0 - share) for hid in hideable]
+    return serial + bound, exposed, hidden
 
 
 def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
@@ -123,18 +161,21 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     proj, proj_b = qkv_f + out_f, qkv_b + out_b
     ffn, ffn_b = up_f + down_f, up_b + down_b
     Tk = T * c["top_k"]  # routed token copies an EP rank processes (balanced routing)
-    local_experts = np.maximum(c["experts"] / ep, 1.0)
     fe = c["expert_ffn_hidden"]
-    per_expert = Tk / local_experts
-    eup_f, eup_b = linear(per_expert, h, (mats - 1.0) * fe / t, local_experts)
-    edown_f, edown_b = linear(per_expert, fe / t, h, local_experts)
-    router_f, router_b = linear(T, h, c["experts"])
-    sup_f, sup_b = linear(T, h, (mats - 1.0) * fe / t)
-    sdown_f, sdown_b = linear(T, fe / t, h)
-    shared_n = c["shared_experts"]
-    experts = eup_f + edown_f + router_f
-    moe_ffn = np.where(is_moe, experts + shared_n * (sup_f + sdown_f), 0.0)
-    moe_ffn_b = np.where(is_moe, eup_b + edown_b + router_b + shared_n * (sup_b + sdown_b), 0.0)
+    if np.any(is_moe):
+        local_experts = np.maximum(c["experts"] / ep, 1.0)
+        per_expert = Tk / local_experts
+        eup_f, eup_b = linear(per_expert, h, (mats - 1.0) * fe / t, local_experts)
+        edown_f, edown_b = linear(per_expert, fe / t, h, local_experts)
+        router_f, router_b = linear(T, h, c["experts"])
+        sup_f, sup_b = linear(T, h, (mats - 1.0) * fe / t)
+        sdown_f, sdown_b = linear(T, fe / t, h)
+        shared_n = c["shared_experts"]
+        experts = eup_f + edown_f + router_f
+        moe_ffn = np.where(is_moe, experts + shared_n * (sup_f + sdown_f), 0.0)
+        moe_ffn_b = np.where(is_moe, eup_b + edown_b + router_b + shared_n * (sup_b + sdown_b), 0.0)
+    else:  # a batch of dense models: skip the expert GEMMs
+        experts = moe_ffn = moe_ffn_b = np.zeros(())
 
     flash = c["flash_attention"] > 0
     causal = np.where(flash, 0.5, 1.0)  # a fused causal kernel skips the masked half
@@ -193,18 +234,6 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     cp_f = (cp - 1.0) * coll.p2p_time(2.0 * T * g * d / t * act, cp_same, net)
     cp_b = 2.0 * cp_f + np.where(recompute == 2, cp_f, 0.0)
 
-    def hide(comm, window, on):
-        """Exposed part of ``comm`` overlapped (when ``on``) with ``window`` of compute."""
-        return np.where(on > 0, np.maximum(comm - window, 0.0), comm)
-
-    tp_on, ep_on, cp_on = c["overlap_tp"], c["overlap_ep"], c["overlap_cp"]
-    tp_exp_f = hide(tp_f, proj + ffn, tp_on)
-    tp_exp_b = hide(tp_b, proj_b + ffn_b, tp_on)
-    ep_exp_f = hide(ep_f, moe_frac * experts, ep_on)
-    ep_exp_b = hide(ep_b, moe_frac * moe_ffn_b, ep_on)
-    cp_exp_f = hide(cp_f, layer_attn_f, cp_on)
-    cp_exp_b = hide(cp_b, attn_b, cp_on)
-
     # parameters per GPU of one layer (mean over dense/MoE layers), split dense/expert
     p_dense, p_moe_shared, p_moe_experts = layer_params(c)
     p_layer_rep = (dense_frac * p_dense + moe_frac * p_moe_shared) / t  # reduced over dpc
@@ -220,22 +249,35 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
         p_layer_exp * c["grad_reduce_bytes"], edp, t * ep, net
     )
     fsdp_on = c["overlap_fsdp"]
-    fsdp_f_comm = np.where(z3, ag_layer, 0.0)
-    fsdp_b_comm = np.where(z3, ag_layer + rs_layer, 0.0)
-    fsdp_exp_f = hide(fsdp_f_comm, layer_f, fsdp_on)
-    fsdp_exp_b = hide(fsdp_b_comm, layer_b, fsdp_on)
+    fsdp_f = np.where(z3, ag_layer, 0.0)
+    fsdp_b = np.where(z3, ag_layer + rs_layer, 0.0)
     fsdp_first = np.where(z3 & (fsdp_on > 0), ag_layer, 0.0)  # the first gather of a pass
-    fsdp_hidden = (fsdp_f_comm + fsdp_b_comm) - (fsdp_exp_f + fsdp_exp_b)
+
+    # the two streams of one layer, forward and backward: (comm, window it may hide under, on)
+    tp_on, ep_on, cp_on = c["overlap_tp"], c["overlap_ep"], c["overlap_cp"]
+    fwd_time, fwd_exposed, fwd_hidden = two_stream_layer(layer_f, [
+        (tp_f, proj + ffn, tp_on),
+        (ep_f, moe_frac * experts, ep_on),
+        (cp_f, attn_f, cp_on),
+        (fsdp_f, layer_f, fsdp_on),
+    ])
+    bwd_time, bwd_exposed, bwd_hidden = two_stream_layer(layer_b, [
+        (tp_b, proj_b + ffn_b, tp_on),
+        (ep_b, moe_frac * moe_ffn_b, ep_on),
+        (cp_b, attn_b, cp_on),
+        (fsdp_b, layer_b, fsdp_on),
+    ])
+    tp_exp, ep_exp, cp_exp, fsdp_exp = (fe_ + be_ for fe_, be_ in zip(fwd_exposed, bwd_exposed))
+    tp_hid, ep_hid, cp_hid, fsdp_hid = (fh + bh for fh, bh in zip(fwd_hidden, bwd_hidden))
+    hidden_layer = tp_hid + ep_hid + cp_hid + fsdp_hid
 
     # per-stage forward and backward of one microbatch (the whole stage, all vpp chunks)
-    comm_f_layer = tp_exp_f + ep_exp_f + cp_exp_f + fsdp_exp_f
-    comm_b_layer = tp_exp_b + ep_exp_b + cp_exp_b + fsdp_exp_b
-    hidden_layer = fsdp_hidden + (cp_f + cp_b - cp_exp_f - cp_exp_b)
-    hidden_layer = hidden_layer + (tp_f + tp_b - tp_exp_f - tp_exp_b) + (ep_f + ep_b - ep_exp_f - ep_exp_b)
     stage_compute = L * (layer_f + layer_b) + L * slow * hidden_layer
-    stage_comm = L * (comm_f_layer + comm_b_layer) + 2.0 * fsdp_first
+    stage_comm = L * (fwd_time - layer_f + bwd_time - layer_b) + 2.0 * fsdp_first
     step_last = stage_compute + stage_comm + head_f + head_b  # bottleneck (last) stage
     step_mean = stage_compute + stage_comm + (head_f + head_b) / pp
+    comm_f_layer = fwd_time - layer_f
+    comm_b_layer = bwd_time - layer_b
 
     # pipeline point-to-point: activations forward, their gradients backward, per chunk
     # Megatron's scatter/gather optimisation (Narayanan et al. 2021, Sec. 4.1): each TP rank
@@ -288,27 +330,36 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     shard_grad = np.where(zero >= 2, 1.0, 0.0)
     shard_w = np.where(z3, 1.0, 0.0)
 
-    def per_param(p_rep, p_exp, nbytes, sharded):
+    p_layer_gpu = p_layer_rep + p_layer_exp
+
+    def per_param(p_rep, p_exp, nbytes, sharded, working):
+        """Bytes of one per-parameter state: unsharded, or sharded plus a working set of
+        ``working`` layers held whole (gathered weights, a gradient bucket), never more than
+        the unsharded copy (an implementation can always keep the whole stage instead)."""
         unsharded = p_rep + p_exp
-        sh = p_rep / dpc + p_exp / edp
-        return nbytes * np.where(sharded > 0, sh, unsharded)
+        sh = p_rep / dpc + p_exp / edp + working * p_layer_gpu
+        return nbytes * np.where(sharded > 0, np.minimum(sh, unsharded), unsharded)
 
     emb = V * h / t
     # first stage holds the embedding, last the head (one stage holds both when pp = 1)
-    p_first_rep = L * p_layer_rep + emb
-    p_last_rep = L * p_layer_rep + np.where(pp > 1, emb, emb * (1.0 - c["tied_embeddings"]))
+    single_stage_head = np.where(pp > 1, 0.0, emb * (1.0 - c["tied_embeddings"]))
+    p_first_rep = L * p_layer_rep + emb + single_stage_head
+    p_last_rep = L * p_layer_rep + emb + single_stage_head
     mem_static = []
     for p_rep in (p_first_rep, p_last_rep):
-        w = per_param(p_rep, p_stage_exp, wbytes, shard_w)
-        gr = per_param(p_rep, p_stage_exp, c["grad_bytes"], shard_grad)
-        op = per_param(p_rep, p_stage_exp, c["optimizer_bytes"], shard_opt)
+        # ZeRO-3 holds two gathered layers (one prefetched); ZeRO-2/3 one layer's gradients
+        # before their reduce-scatter
+        w = per_param(p_rep, p_stage_exp, wbytes, shard_w, 2.0)
+        gr = per_param(p_rep, p_stage_exp, c["grad_bytes"], shard_grad, 1.0)
+        op = per_param(p_rep, p_stage_exp, c["optimizer_bytes"], shard_opt, 0.0)
         mem_static.append((w, gr, op))
 
     act_dense, act_moe = layer_activation_bytes(T, c, t, rep_div, c["top_k"])
     act_layer = dense_frac * act_dense + moe_frac * act_moe
     layer_input = T * h * act / rep_div
     stored = np.where(recompute == 2, layer_input, act_layer)
-    working = np.where(recompute == 2, act_layer, 0.0)  # one layer re-materialised in backward
+    # one layer re-materialised in backward (its input is already among the stored checkpoints)
+    working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0), 0.0)
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
     act_first = L * stored * in_flight + working + T * h * act
     logits = T * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
@@ -316,9 +367,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     act_first = act_first + np.where(pp > 1, 0.0, logits)
 
     buffers = (
-        # ZeRO-3: the gathered weights of two layers (one prefetched) and one layer's gradient
-        np.where(z3, (p_layer_rep + p_layer_exp) * (2.0 * act + c["grad_reduce_bytes"]), 0.0)
-        + np.where(t > 1, 2.0 * T * h * act, 0.0)
+        np.where(t > 1, 2.0 * T * h * act, 0.0)  # sequence-parallel gather / reduce buffers
         + np.where(is_moe, 4.0 * Tk * h * act / rep_div, 0.0)
     )
     w_f, g_f, o_f = mem_static[0]
@@ -380,16 +429,16 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
         "time_compute_s": steady * (L * (layer_f + layer_b) + head_f + head_b) + optimizer,
         "time_bubble_s": bubble,
-        "exposed_tp_s": steady * L * (tp_exp_f + tp_exp_b),
-        "exposed_ep_s": steady * L * (ep_exp_f + ep_exp_b),
-        "exposed_cp_s": steady * L * (cp_exp_f + cp_exp_b),
-        "exposed_fsdp_s": steady * (L * (fsdp_exp_f + fsdp_exp_b) + 2.0 * fsdp_first),
+        "exposed_tp_s": steady * L * tp_exp,
+        "exposed_ep_s": steady * L * ep_exp,
+        "exposed_cp_s": steady * L * cp_exp,
+        "exposed_fsdp_s": steady * (L * fsdp_exp + 2.0 * fsdp_first),
         "exposed_pp_s": pp_exposed,
         "exposed_dp_s": dp_exposed,
-        "overlapped_tp_s": steady * L * (tp_f + tp_b - tp_exp_f - tp_exp_b),
-        "overlapped_ep_s": steady * L * (ep_f + ep_b - ep_exp_f - ep_exp_b),
-        "overlapped_cp_s": steady * L * (cp_f + cp_b - cp_exp_f - cp_exp_b),
-        "overlapped_fsdp_s": steady * L * fsdp_hidden,
+        "overlapped_tp_s": steady * L * tp_hid,
+        "overlapped_ep_s": steady * L * ep_hid,
+        "overlapped_cp_s": steady * L * cp_hid,
+        "overlapped_fsdp_s": steady * L * fsdp_hid,
         "overlapped_dp_s": dp_hidden,
         "time_overlap_slowdown_s": slow * (steady * L * hidden_layer + dp_hidden),
         "microbatches": m,
