@@ -1,13 +1,30 @@
 """dse: design-space exploration for large-model training and serving on GPU clusters.
 
 The cost model (:mod:`dse.costmodel`) is pure array functions; :func:`evaluate` scores
-scenarios into a DataFrame; :func:`validate` compares predictions with published measurements.
+scenarios into a DataFrame; :func:`dse.validate.validate_cases` compares predictions with
+published measurements. Heavy modules (numpy, pandas) load on first use, so ``dse --version``
+and error messages stay fast.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 __version__ = "0.1.0"
 
-from .api import evaluate, evaluate_frame, scenario_columns  # noqa: E402
-from .errors import InputError  # noqa: E402
-from .scenario import load_scenario  # noqa: E402
+_LAZY = {
+    "evaluate": "dse.api",
+    "evaluate_frame": "dse.api",
+    "scenario_columns": "dse.api",
+    "load_scenario": "dse.scenario",
+    "InputError": "dse.errors",
+}
 
-__all__ = ["InputError", "__version__", "evaluate", "evaluate_frame", "load_scenario", "scenario_columns"]
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'dse' has no attribute {name!r}")

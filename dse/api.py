@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .costmodel import COLUMNS, describe, evaluate_training
-from .errors import single
+from .errors import InputError, single
 from .hardware import resolve_hardware
 from .scenario import load_scenario
 from .specs import Scenario
@@ -93,11 +93,16 @@ def evaluate(scenarios: Scenario | str | Path | Mapping | Iterable, explain: boo
     :func:`dse.costmodel.evaluate_training`, ``feasible`` (bool) and ``infeasible_reason``.
     """
     specs = _as_scenarios(scenarios)
+    rows = []
     for i, s in enumerate(specs):
+        label = f"scenario {i}" + (f" ({s.name})" if s.name else "")
         if s.workload not in SUPPORTED_WORKLOADS:
             raise single("workload", f"'{s.workload}' is not modelled yet; allowed: {', '.join(SUPPORTED_WORKLOADS)}",
-                         s.workload)
-    rows = [scenario_columns(s) for s in specs]
+                         s.workload, source=label)
+        try:
+            rows.append(scenario_columns(s))
+        except InputError as err:
+            raise err.with_source(label) from None
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return evaluate_frame(frame, explain=explain).assign(
         name=[s.name for s in specs], gpu=[s.cluster.gpu for s in specs],

@@ -110,6 +110,9 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     if isinstance(cluster, dict) and isinstance(cluster.get("gpu"), str):
         canonical = find_gpu(cluster["gpu"])
         scenario = scenario.model_copy(update={"cluster": scenario.cluster.model_copy(update={"gpu": canonical})})
+    from .hardware import resolve_hardware
+
+    resolve_hardware(scenario.cluster, scenario.precision)  # a precision the GPU lacks, ...
     return scenario
 
 

@@ -62,7 +62,8 @@ def allreduce_time(size, n, stride, net):
     outer = n / k
     inner = ring_allgather_time(size, k, net.nvl_bw, net.nvl_alpha)  # reduce-scatter
     cross = ring_allreduce_time(size / k, outer, net.so_bw, net.so_alpha)
-    hierarchical = 2.0 * inner + cross
+    # inside one domain: a plain ring (with the tree's latency), not reduce-scatter + all-gather
+    hierarchical = np.where(k >= n, ring_allreduce_time(size, n, net.nvl_bw, net.nvl_alpha), 2.0 * inner + cross)
     if np.all(net.rails > 0):
         return hierarchical
     flat = ring_allreduce_time(size, n, net.so_bw, net.so_alpha)

@@ -67,9 +67,9 @@ def layer_forward_flops_per_token(c):
 def model_flops_per_token(c):
     """Model FLOPs per trained token (forward + backward = 3x forward), no recompute.
 
-    Equals Narayanan et al. 2021's 96*B*s*l*h^2*(1 + s/6h + V/16lh) / (B*s) without its
-    recompute factor 4/3 for a dense MHA gelu model; the LM head is counted, the input
-    embedding lookup is not.
+    For a dense MHA gelu model with f = 4h this is 72*l*h^2*(1 + s/6h) + 6*h*V: Narayanan et
+    al. 2021's 96*B*s*l*h^2*(1 + s/6h + V/16lh) / (B*s) without the recomputed forward of the
+    layers (the LM head is never recomputed). The input embedding lookup is not counted.
     """
     dense, moe, _ = layer_forward_flops_per_token(c)
     n_moe = c["moe_layers"]

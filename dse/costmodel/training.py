@@ -440,6 +440,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
         "overlapped_cp_s": steady * L * cp_hid,
         "overlapped_fsdp_s": steady * L * fsdp_hid,
         "overlapped_dp_s": dp_hidden,
+        "overlapped_pp_s": np.where(pp_on, 2.0 * p2p_one * m * vpp, 0.0),
         "time_overlap_slowdown_s": slow * (steady * L * hidden_layer + dp_hidden),
         "microbatches": m,
         "params_total": total_params,

@@ -1,0 +1,189 @@
+"""The ``dse`` command line: ``dse evaluate`` and ``dse validate``.
+
+A thin layer over :func:`dse.evaluate` and :func:`dse.validate.validate_cases`. Bad input
+(a missing or unparsable file, an unknown key, a wrong type, an unknown preset, a precision the
+GPU lacks) prints the InputError's message, which names the file, the field, the given value and
+what is allowed, to stderr and exits with code 2, never with a traceback. numpy, pandas and the
+cost model are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+EXIT_BAD_INPUT = 2
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    help="Design-space exploration for training large models on GPU clusters.",
+)
+
+
+def _console(stderr: bool = False) -> Any:
+    """A rich console; 160 columns when writing to a pipe or file (rich would use 80)."""
+    from rich.console import Console
+
+    width = None
+    if not (sys.stderr if stderr else sys.stdout).isatty() and "COLUMNS" not in os.environ:
+        width = 160
+    return Console(stderr=stderr, width=width, highlight=False, soft_wrap=stderr)
+
+
+def _fail(message: str) -> NoReturn:
+    from rich.text import Text
+
+    _console(stderr=True).print(Text(message, style="red"))
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _bad_input(err: Exception, source: str | None = None) -> NoReturn:
+    """Print an InputError or OSError as one clear message and exit 2."""
+    from .errors import InputError
+
+    if isinstance(err, InputError):
+        if err.source is None and source is not None:
+            err = err.with_source(source)
+        _fail(str(err))
+    name = getattr(err, "filename", None) or source or ""
+    _fail(f"{name}: cannot read file: {getattr(err, 'strerror', None) or err}")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"dse {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Design-space exploration for training large models on GPU clusters."""
+
+
+def _load(arg: str) -> tuple[Any, str]:
+    """The Scenario named by ``arg`` (a YAML/JSON file, FILE.jsonl or FILE.jsonl:ID) and its label."""
+    from .scenario import load_scenario
+
+    path = Path(arg)
+    if not path.exists() and ":" in arg:
+        file, key = arg.rsplit(":", 1)
+        if file.lower().endswith(".jsonl"):
+            return _load_jsonl(Path(file), key)
+    if path.suffix.lower() == ".jsonl":
+        return _load_jsonl(path, None)
+    return load_scenario(path), str(path)
+
+
+def _load_jsonl(path: Path, key: str | None) -> tuple[Any, str]:
+    """One case of a JSON-lines file: by id, by line number, or the only one."""
+    from .errors import InputError, single
+    from .scenario import load_jsonl, scenario_from_dict
+    from .sources import apply_software
+
+    rows = load_jsonl(path)
+    ids = [str(obj.get("id", "")) for _, obj in rows]
+    listing = ", ".join(i for i in ids[:8] if i) + (", ..." if len(ids) > 8 else "")
+    if key is None:
+        if len(rows) != 1:
+            raise single("", f"{len(rows)} cases in the file; choose one as FILE.jsonl:ID (ids: {listing})",
+                         source=str(path))
+        line, obj = rows[0]
+    else:
+        found = [(n, o) for n, o in rows if str(o.get("id", "")) == key]
+        if not found and key.isdigit():
+            found = [(n, o) for n, o in rows if n == int(key)]
+        if not found:
+            raise single("id", f"no case with this id or line number; ids: {listing}", key, source=str(path))
+        line, obj = found[0]
+    label = f"{path}:{line}"
+    try:  # a validation case: with its source's software settings, as `dse validate` scores it
+        return scenario_from_dict(apply_software(obj)), label
+    except InputError as err:
+        raise err.with_source(label) from None
+
+
+@app.command()
+def evaluate(
+    scenario: str = typer.Argument(
+        ..., metavar="SCENARIO", help="Scenario file (YAML or JSON), or FILE.jsonl:ID for one validation case."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+) -> None:
+    """Evaluate one scenario: throughput, MFU, memory per GPU and where the time goes."""
+    from .errors import InputError
+
+    label = scenario
+    try:
+        spec, label = _load(scenario)
+        from .api import evaluate as evaluate_scenarios
+
+        frame = evaluate_scenarios(spec, explain=True)
+    except (InputError, OSError) as err:
+        _bad_input(err, label)
+
+    from .report import evaluation_record, render_evaluation
+
+    row = frame.iloc[0]
+    rec = evaluation_record(row, source=label)
+    rec["name"] = rec["name"] or Path(label.split(":")[0]).stem
+    if as_json:
+        typer.echo(json.dumps(rec, indent=2, allow_nan=False))
+    else:
+        render_evaluation(_console(), rec)
+
+
+@app.command()
+def validate(
+    files: list[Path] = typer.Argument(..., metavar="FILE.jsonl...", help="JSON-lines files of validation cases."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object {cases, summary}."),
+    source: str | None = typer.Option(
+        None, "--source", help="Only cases whose source contains this text (any case)."
+    ),
+) -> None:
+    """Predict published measurements and report the error per case and per source.
+
+    Exits 2 if a file cannot be read or a case is not a valid scenario (after printing the report).
+    """
+    from .errors import InputError
+
+    try:
+        from .validate import cases_records, validate_cases
+
+        cases, summary = validate_cases(files, source=source)
+    except (InputError, OSError) as err:
+        _bad_input(err)
+
+    records = cases_records(cases)
+    if as_json:
+        keys = ("id", "source", "metric", "measured", "predicted", "error", "status", "reason",
+                "feasible", "infeasible_reason", "file", "line")
+        out = {"cases": [{k: r[k] for k in keys} for r in records], "summary": summary}
+        typer.echo(json.dumps(out, indent=2, allow_nan=False))
+    else:
+        from .report import render_validation
+
+        render_validation(_console(), records, summary)
+    errors = [r for r in records if r["status"] == "error"]
+    if errors:
+        _fail("\n".join(r["reason"] for r in errors))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

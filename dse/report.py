@@ -1,0 +1,251 @@
+"""Turn results into JSON-ready dicts and readable rich tables (used by the CLI).
+
+Nothing here computes a figure: it formats the columns that :func:`dse.evaluate` and
+:func:`dse.validate.validate_cases` return.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+GIB = 2.0**30
+
+#: Headline metrics of an evaluation, in output order.
+METRIC_KEYS = (
+    "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s",
+    "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "memory_per_gpu_bytes",
+    "hbm_bytes", "exposed_comm_s", "params_total", "params_active", "energy_per_token_j",
+    "cost_per_mtok_usd",
+)
+COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp")
+#: Parts of one iteration that add up to ``iteration_time_s``: name -> evaluate column.
+TIME_PARTS = {
+    "compute": "time_compute_s",
+    "bubble": "time_bubble_s",
+    **{f"exposed_{k}": f"exposed_{k}_s" for k in COMM_KINDS},
+    "overlap_slowdown": "time_overlap_slowdown_s",
+}
+#: Communication hidden behind compute (not part of the sum): name -> evaluate column (each
+#: reported when the cost model returns it).
+OVERLAPPED_PARTS = {f"overlapped_{k}": f"overlapped_{k}_s" for k in COMM_KINDS}
+MEMORY_PARTS = {k: f"memory_{k}_bytes" for k in ("weights", "grads", "optimizer", "activations", "buffers", "reserved")}
+#: Sources whose cases were all skipped are folded into one summary row beyond this many.
+MAX_SKIPPED_SOURCE_ROWS = 3
+RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
+PLAN_INTS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "microbatch", "global_batch", "microbatches")
+
+
+def _num(value: Any) -> float | None:
+    """A finite float, or None (JSON has no NaN)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _int(value: Any) -> int | None:
+    x = _num(value)
+    return None if x is None else int(round(x))
+
+
+def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
+    """One evaluated scenario (a row of :func:`dse.evaluate`) as a JSON-ready dict."""
+    rec: dict[str, Any] = {
+        "name": row.get("name") or None,
+        "source": source,
+        "model": row.get("model"),
+        "gpu": row.get("gpu"),
+        "precision": row.get("precision"),
+        "num_gpus": _int(row["num_gpus"]),
+        "parallel": {k: _int(row[k]) for k in PLAN_INTS},
+    }
+    rec["parallel"]["sp"] = bool(row["sp"] > 0)
+    rec["parallel"]["recompute"] = RECOMPUTE_NAMES.get(_int(row["recompute"]), str(row["recompute"]))
+    for key in METRIC_KEYS:
+        rec[key] = _num(row[key])
+    rec["feasible"] = bool(row["feasible"])
+    rec["infeasible_reason"] = str(row["infeasible_reason"]) or None
+    rec["breakdown"] = {
+        "time_s": {**{k: _num(row[c]) for k, c in TIME_PARTS.items()},
+                   **{k: _num(row[c]) for k, c in OVERLAPPED_PARTS.items() if c in row}},
+        "memory_bytes": {k: _num(row[c]) for k, c in MEMORY_PARTS.items()},
+    }
+    return rec
+
+
+# ---------------------------------------------------------------------------------- formatting
+def fmt(x: float | None, digits: int = 4) -> str:
+    """A compact human number: thousands separators from 1000 up, else ``digits`` significant."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"
+
+
+def short(text: str, width: int = 40) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
+    """Print one evaluation (from :func:`evaluation_record`) as rich tables."""
+    from rich.table import Table
+    from rich.text import Text
+
+    p = rec["parallel"]
+    title = f"{rec['model']} on {rec['num_gpus']}x {rec['gpu']}, {rec['precision']}"
+    if rec.get("name"):
+        title = f"{rec['name']}: {title}"
+    console.print(Text(title, style="bold"))
+    plan = (
+        f"plan: tp {p['tp']} · pp {p['pp']} · dp {p['dp']} · cp {p['cp']} · ep {p['ep']} · "
+        f"sp {'on' if p['sp'] else 'off'} · vpp {p['vpp']} · zero {p['zero']} · recompute {p['recompute']} · "
+        f"microbatch {p['microbatch']} · global batch {p['global_batch']} "
+        f"({p['microbatches']} microbatches per pipeline)"
+    )
+    console.print(Text(plan))
+    if rec["feasible"]:
+        console.print(Text("feasible", style="bold green"))
+    else:
+        console.print(Text(f"INFEASIBLE: {rec['infeasible_reason']}", style="bold red"))
+    console.print()
+
+    perf = Table(title="Throughput", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    perf.add_column(style="cyan")
+    perf.add_column(justify="right")
+    pct = lambda x: "-" if x is None else f"{100 * x:.1f} %"  # noqa: E731
+    perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
+    perf.add_row("tokens/s (total)", fmt(rec["tokens_per_s"]))
+    perf.add_row("tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
+    perf.add_row("samples/s", fmt(rec["samples_per_s"]))
+    perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
+    perf.add_row("hardware TFLOP/s per GPU", fmt(rec["hardware_tflops_per_gpu"]))
+    perf.add_row("MFU", pct(rec["mfu"]))
+    perf.add_row("HFU", pct(rec["hfu"]))
+    perf.add_row("parameters (total / active)",
+                 f"{fmt(rec['params_total'] / 1e9)} B / {fmt(rec['params_active'] / 1e9)} B")
+    perf.add_row("energy per token", f"{fmt(rec['energy_per_token_j'])} J")
+    if rec["cost_per_mtok_usd"]:
+        perf.add_row("cost per million tokens", f"{rec['cost_per_mtok_usd']:.3f} USD")
+    console.print(perf)
+    console.print()
+
+    hbm = rec["hbm_bytes"] or math.nan
+    mem = Table(title="Memory per GPU", title_justify="left", box=None, padding=(0, 2))
+    mem.add_column("part", style="cyan")
+    mem.add_column("GiB", justify="right")
+    mem.add_column("% of HBM", justify="right")
+    for key, value in rec["breakdown"]["memory_bytes"].items():
+        mem.add_row(key, f"{value / GIB:.2f}", f"{100 * value / hbm:.1f}")
+    total = rec["memory_per_gpu_bytes"]
+    style = "bold" if total <= hbm else "bold red"
+    mem.add_row(Text("total", style=style), Text(f"{total / GIB:.2f}", style=style),
+                Text(f"{100 * total / hbm:.1f}", style=style))
+    mem.add_row("HBM capacity", f"{hbm / GIB:.2f}", "100.0")
+    console.print(mem)
+    console.print()
+
+    it = rec["iteration_time_s"]
+    times = rec["breakdown"]["time_s"]
+    tt = Table(title="Time per iteration", title_justify="left", box=None, padding=(0, 2))
+    tt.add_column("part", style="cyan")
+    tt.add_column("s", justify="right")
+    tt.add_column("% of iteration", justify="right")
+    tt.add_column("hidden comm, s", justify="right")
+    for key in TIME_PARTS:
+        hidden = times.get(key.replace("exposed_", "overlapped_")) if key.startswith("exposed_") else None
+        tt.add_row(key.replace("_", " "), f"{times[key]:.4g}", f"{100 * times[key] / it:.1f}",
+                   "-" if hidden is None else f"{hidden:.4g}")
+    tt.add_row(Text("iteration", style="bold"), Text(f"{it:.4g}", style="bold"), "100.0", "")
+    console.print(tt)
+    console.print(Text(f"exposed communication: {rec['exposed_comm_s']:.4g} s; hidden communication "
+                       "runs under compute and costs only the overlap slowdown.", style="dim"))
+
+
+def _status_text(case: dict[str, Any]) -> Any:
+    from rich.text import Text
+
+    status = case["status"]
+    if status == "ok":
+        if case.get("feasible") is False:
+            return Text("ok, predicted infeasible", style="yellow")
+        return Text("ok", style="green")
+    if status == "skipped":
+        return Text(f"skipped: {case['reason']}", style="dim")
+    return Text("error (message on stderr)", style="red")
+
+
+def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+    """Print the per-case table and the per-source summary of a validation run.
+
+    The source column of the case table is left out below 140 columns (the summary has it).
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    wide = console.width >= 140
+    rows = []
+    infeasible = []
+    for c in cases:
+        err = c.get("error")
+        err_text = Text("-" if err is None else f"{100 * err:+.1f}",
+                        style="" if err is None or abs(err) <= 0.2 else "yellow" if abs(err) <= 0.5 else "red")
+        rows.append([c["id"], *([short(c["source"], 28)] if wide else []), c["metric"], fmt(c.get("measured")),
+                     fmt(c.get("predicted")), err_text, _status_text(c)])
+        if c["status"] == "ok" and c.get("feasible") is False:
+            infeasible.append(c)
+
+    def width(i: int, header: str) -> int:
+        return max([len(header)] + [len(str(r[i])) for r in rows])
+
+    table = Table(title="Validation cases", title_justify="left", box=None, padding=(0, 1))
+    headers = ["id", *(["source"] if wide else []), "metric", "measured", "predicted", "error %"]
+    widths = [width(i, name) for i, name in enumerate(headers)]
+    status_min = 24
+    # numbers, metric and source keep their width; the id gives way (ellipsis), then the status wraps
+    id_width = max(12, min(widths[0], 48, console.width - sum(widths[1:]) - status_min - 2 * (len(headers) + 1)))
+    for i, name in enumerate(headers):
+        right = name in ("measured", "predicted", "error %")
+        table.add_column(name, no_wrap=True, overflow="ellipsis", width=id_width if i == 0 else widths[i],
+                         justify="right" if right else "left")
+    table.add_column("status", overflow="fold", ratio=1, min_width=status_min)
+    for r in rows:
+        table.add_row(*r)
+    console.print(table)
+    for c in infeasible:
+        console.print(Text(f"predicted infeasible although it ran: {c['id']}: {c.get('infeasible_reason')}",
+                           style="yellow"))
+    console.print()
+
+    st = Table(title="Summary (APE = |predicted - measured| / measured, %)", title_justify="left",
+               box=None, padding=(0, 1))
+    st.add_column("source", overflow="fold", ratio=1, min_width=16)
+    for name in ("cases", "evaluated", "skipped", "errors", "infeasible", "MAPE", "median APE", "max APE"):
+        st.add_column(name, justify="right", no_wrap=True, min_width=len(name))
+
+    def add(label: str, b: dict[str, Any], style: str = "") -> None:
+        pct = lambda x: "-" if x is None else f"{x:.1f}"  # noqa: E731
+        st.add_row(Text(label, style=style), str(b["count"]), str(b["evaluated"]), str(b["skipped"]),
+                   str(b["errors"]), str(b["infeasible"]), pct(b["mape_pct"]), pct(b["median_ape_pct"]),
+                   pct(b["max_ape_pct"]), style=style)
+
+    blocks = summary["by_source"]
+    all_skipped = [src for src, b in blocks.items() if b["skipped"] == b["count"]]
+    collapse = len(all_skipped) > MAX_SKIPPED_SOURCE_ROWS
+    for src, block in blocks.items():
+        if not (collapse and src in all_skipped):
+            add(short(src, 72), block)
+    if collapse:
+        n = sum(blocks[src]["count"] for src in all_skipped)
+        add(f"{len(all_skipped)} more sources, every case skipped ({n} cases; --json lists them)",
+            {"count": n, "evaluated": 0, "skipped": n, "errors": 0, "infeasible": 0,
+             "mape_pct": None, "median_ape_pct": None, "max_ape_pct": None}, "dim")
+    add("overall", summary["overall"], "bold")
+    console.print(st)
+    if summary.get("skip_reasons"):
+        reasons = "; ".join(f"{n} {r}" for r, n in summary["skip_reasons"].items())
+        console.print(Text(f"skipped: {reasons}", style="dim"))

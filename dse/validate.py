@@ -1,0 +1,238 @@
+"""Compare the cost model with published measurements (validation cases).
+
+A validation case is one JSON object a line: a complete scenario plus ``target: {metric, value}``
+(format: ``../shared/validation/README.md``; DLRM/ViT cases: ``DLRM_VIT.md``). Every case ends in
+exactly one status, none is dropped:
+
+* ``ok``: predicted by the model; ``error`` = (predicted - measured) / measured (signed fraction),
+  ``feasible`` says whether the model thinks the run fits (a case that really ran but is predicted
+  infeasible still gets its prediction and is counted in ``infeasible``);
+* ``skipped``: a kind of run the model does not cover yet, with the reason;
+* ``error``: the case does not validate as a scenario; ``reason`` holds the InputError message.
+
+Before a case is scored, the software settings of its source (``dse/data/software.yaml``: which
+kernels and overlaps the framework of that paper used) are merged in by
+:func:`dse.sources.apply_software`; settings the case states itself win. All ``ok`` cases are
+scored in one vectorized :func:`dse.evaluate` call.
+
+>>> from dse.validate import validate_cases
+>>> cases, summary = validate_cases(["../shared/validation/llm.jsonl"])
+>>> summary["overall"]["mape_pct"]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, single
+from .scenario import load_jsonl, scenario_from_dict
+from .sources import apply_software
+
+#: target.metric of a case -> the column of :func:`dse.evaluate` that predicts it.
+METRICS: dict[str, str] = {
+    "iter_time_s": "iteration_time_s",
+    "tokens_per_s_per_gpu": "tokens_per_s_per_gpu",
+    "tokens_per_s": "tokens_per_s",
+    "model_tflops_per_gpu": "model_tflops_per_gpu",
+    "hardware_tflops_per_gpu": "hardware_tflops_per_gpu",
+    "mfu": "mfu",
+    "hfu": "hfu",
+    "samples_per_s": "samples_per_s",
+}
+
+LLM_FAMILIES = ("dense", "moe")
+SKIP_INFERENCE = "inference (prefill/decode) is not modelled yet"
+SKIP_NOT_LLM = "DLRM and ViT are not modelled yet"
+
+#: Columns of the cases DataFrame, in order.
+CASE_COLUMNS = (
+    "file", "line", "id", "source", "workload", "metric", "column", "measured", "predicted",
+    "error", "abs_pct_error", "feasible", "infeasible_reason", "status", "reason",
+)
+
+def validate_cases(
+    paths: str | Path | Iterable[str | Path], source: str | None = None
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Predict every case of the JSON-lines ``paths`` and compare with its measured figure.
+
+    ``source``: keep only cases whose ``source`` contains this substring (case-insensitive).
+    Returns ``(cases, summary)``: one row per case (columns :data:`CASE_COLUMNS`) and the
+    summary of :func:`summarize`. Raises :class:`dse.errors.InputError` for a file that cannot
+    be read or a line that is not a JSON object; a case that is not a valid scenario is reported
+    with status ``error`` instead.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    rows: list[dict[str, Any]] = []
+    scenarios = []  # (row index, Scenario) of the cases to evaluate
+    for path in paths:
+        for line, obj in load_jsonl(path):
+            if source is not None and source.lower() not in str(obj.get("source", "")).lower():
+                continue
+            row, scenario = _classify(obj, f"{path}:{line}")
+            row.update(file=str(path), line=line)
+            if scenario is not None:
+                scenarios.append((len(rows), scenario))
+            rows.append(row)
+
+    cases = pd.DataFrame(rows, columns=list(CASE_COLUMNS))
+    cases = cases.astype({"measured": "float64", "predicted": "float64", "error": "float64",
+                          "abs_pct_error": "float64", "line": "int64"})
+    if scenarios:
+        _predict(cases, scenarios)
+    return cases, summarize(cases)
+
+
+def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
+    """The case's row (status decided unless it is to be evaluated) and its Scenario or None."""
+    target = obj.get("target")
+    metric = target.get("metric") if isinstance(target, dict) else None
+    value = target.get("value") if isinstance(target, dict) else None
+    measured = float(value) if _is_number(value) else math.nan
+    row: dict[str, Any] = {
+        "id": str(obj.get("id", "")),
+        "source": str(obj.get("source", "")),
+        "workload": str(obj.get("workload", "")),
+        "metric": "" if metric is None else str(metric),
+        "column": METRICS.get(metric, "") if isinstance(metric, str) else "",
+        "measured": measured,
+        "predicted": math.nan,
+        "error": math.nan,
+        "abs_pct_error": math.nan,
+        "feasible": None,
+        "infeasible_reason": "",
+        "status": "skipped",
+        "reason": "",
+    }
+    label = f"{where} ({row['id']})" if row["id"] else where
+    if not _is_llm(obj.get("model")):
+        row["reason"] = SKIP_NOT_LLM
+        return row, None
+    if obj.get("workload") == "inference":
+        row["reason"] = SKIP_INFERENCE
+        return row, None
+    if not isinstance(target, dict) or not isinstance(metric, str):
+        return _error(row, single("target", "must be {metric, value}", target, label).render()), None
+    if metric not in METRICS:
+        row["reason"] = f"metric '{metric}' is not predicted; predicted metrics: {', '.join(METRICS)}"
+        return row, None
+    if not (math.isfinite(measured) and measured > 0):
+        return _error(row, single("target.value", "must be a positive number", value, label).render()), None
+    try:
+        scenario = scenario_from_dict(apply_software(obj))
+        _check_hardware(scenario)
+    except InputError as err:
+        return _error(row, err.with_source(label).render()), None
+    row["status"] = "ok"
+    return row, scenario
+
+
+def _check_hardware(scenario) -> None:
+    """Raise the InputError that evaluating would raise (a precision the GPU lacks, ...).
+
+    Done per case so that one bad case cannot fail the single vectorized call of the others.
+    """
+    from .api import scenario_columns
+
+    scenario_columns(scenario)
+
+
+def _predict(cases: pd.DataFrame, scenarios: list) -> None:
+    """Fill predicted, error, feasible of the ok cases with one :func:`dse.evaluate` call."""
+    from .api import evaluate
+
+    index = [i for i, _ in scenarios]
+    frame = evaluate([s for _, s in scenarios], explain=True)
+    columns = cases.loc[index, "column"].to_numpy()
+    predicted = np.array([frame[col].iat[k] for k, col in enumerate(columns)], dtype=np.float64)
+    measured = cases.loc[index, "measured"].to_numpy(dtype=np.float64)
+    error = (predicted - measured) / measured
+    cases.loc[index, "predicted"] = predicted
+    cases.loc[index, "error"] = error
+    cases.loc[index, "abs_pct_error"] = np.abs(error) * 100.0
+    cases.loc[index, "feasible"] = frame["feasible"].to_numpy(dtype=bool)
+    cases.loc[index, "infeasible_reason"] = frame["infeasible_reason"].to_numpy(dtype=object)
+    bad = ~np.isfinite(predicted)
+    if bad.any():  # never report a NaN as a prediction
+        rows = np.asarray(index)[bad]
+        cases.loc[rows, ["predicted", "error", "abs_pct_error"]] = math.nan
+        cases.loc[rows, "status"] = "error"
+        cases.loc[rows, "reason"] = "the model returned a non-finite prediction (a bug: please report it)"
+
+
+def summarize(cases: pd.DataFrame) -> dict[str, Any]:
+    """Error statistics per source and overall.
+
+    Each block has: ``count`` (cases), ``evaluated`` (status ok), ``skipped``, ``errors``,
+    ``infeasible`` (ok cases the model predicts infeasible, although they ran), and over the ok
+    cases the absolute percentage error (APE = 100*|predicted - measured|/measured):
+    ``mape_pct`` (its mean), ``median_ape_pct``, ``max_ape_pct`` (None when nothing was
+    evaluated). ``skip_reasons`` counts the cases per skip reason.
+    """
+    by_source = {str(src): _block(group) for src, group in cases.groupby("source", sort=False)}
+    skipped = cases[cases["status"] == "skipped"]
+    return {
+        "overall": _block(cases),
+        "by_source": by_source,
+        "skip_reasons": {str(k): int(v) for k, v in skipped["reason"].value_counts(sort=True).items()},
+    }
+
+
+def _block(group: pd.DataFrame) -> dict[str, Any]:
+    ok = group[group["status"] == "ok"]
+    ape = ok["abs_pct_error"].to_numpy(dtype=np.float64)
+    feasible = ok["feasible"].to_numpy()
+    return {
+        "count": int(len(group)),
+        "evaluated": int(len(ok)),
+        "skipped": int((group["status"] == "skipped").sum()),
+        "errors": int((group["status"] == "error").sum()),
+        "infeasible": int(sum(1 for f in feasible if f is not None and not bool(f))),
+        "mape_pct": float(ape.mean()) if len(ape) else None,
+        "median_ape_pct": float(np.median(ape)) if len(ape) else None,
+        "max_ape_pct": float(ape.max()) if len(ape) else None,
+    }
+
+
+def cases_records(cases: pd.DataFrame) -> list[dict[str, Any]]:
+    """The cases as JSON-ready dicts (NaN -> None, numpy scalars -> Python)."""
+    out = []
+    for row in cases.to_dict(orient="records"):
+        rec = {}
+        for key, value in row.items():
+            if isinstance(value, (np.generic,)):
+                value = value.item()
+            if isinstance(value, float) and not math.isfinite(value):
+                value = None
+            rec[key] = value
+        rec["feasible"] = None if rec["feasible"] is None else bool(rec["feasible"])
+        rec["infeasible_reason"] = rec["infeasible_reason"] or None
+        out.append(rec)
+    return out
+
+
+def _is_llm(model: Any) -> bool:
+    """True for an LLM model: a preset name, {preset: ...}, or an inline dense/MoE transformer."""
+    if isinstance(model, str):
+        return True  # a preset name; an unknown one is reported by scenario validation
+    if not isinstance(model, dict):
+        return True  # missing or malformed: let scenario validation report it
+    if "preset" in model:
+        return True
+    return "layers" in model and model.get("family", "dense") in LLM_FAMILIES
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _error(row: dict[str, Any], message: str) -> dict[str, Any]:
+    row["status"] = "error"
+    row["reason"] = message
+    return row

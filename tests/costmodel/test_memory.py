@@ -1,0 +1,135 @@
+"""Hand-computed checks of dse/costmodel/memory.py against Korthikanti et al. 2022.
+
+Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
+Sec. 4, eq. 1-2), fp16/bf16, MHA, f = 4h, bytes per layer:
+  no parallelism                    s*b*h*(34 + 5*a*s/h)
+  tensor parallel t                 s*b*h*(10 + 24/t + 5*a*s/(h*t))
+  tensor + sequence parallel        s*b*h*(34/t + 5*a*s/(h*t))
+and a fused (flash) kernel or selective recompute drops the 5*a*s/h term.
+"""
+
+import numpy as np
+import pytest
+
+from dse.costmodel.memory import attention_activation_bytes, ffn_activation_bytes, layer_activation_bytes
+
+REL = 1e-12
+
+# A GPT layer: s = 2048, b = 1, h = 4096, a = 32 (d = 128), f = 4h = 16384, gelu.
+S, B, H, A = 2048.0, 1.0, 4096.0, 32.0
+SBH = S * B * H  # 2048*4096 = 8,388,608
+# 5*a*s/h = 5*32*2048/4096 = 80
+
+
+def gpt_cols(flash=0.0, recompute=0.0, fp8=0.0):
+    return {
+        "hidden": H, "heads": A, "kv_heads": A, "head_dim": H / A, "ffn_hidden": 4 * H,
+        "ffn_mats": 2.0, "act_bytes": 2.0, "seq_len": S, "flash_attention": flash,
+        "recompute": recompute, "expert_ffn_hidden": 0.0, "shared_experts": 0.0, "fp8": fp8,
+    }
+
+
+def dense_bytes(c, t, rep_div):
+    T = B * S  # tokens a GPU holds (cp = 1)
+    dense, _ = layer_activation_bytes(T, c, t, rep_div, 0.0)
+    return dense
+
+
+def test_korthikanti_no_parallelism():
+    # s*b*h*(34 + 80) = 8,388,608*114 = 956,301,312 bytes
+    assert dense_bytes(gpt_cols(), 1.0, 1.0) == pytest.approx(956_301_312.0, rel=REL)
+    assert 956_301_312.0 == SBH * (34 + 5 * A * S / H)
+
+
+def test_korthikanti_tensor_parallel():
+    # t = 8, no sp: s*b*h*(10 + 24/8 + 80/8) = 8,388,608*(10 + 3 + 10) = 8,388,608*23
+    # = 192,937,984 bytes
+    assert dense_bytes(gpt_cols(), 8.0, 1.0) == pytest.approx(192_937_984.0, rel=REL)
+    # t = 2: 10 + 12 + 40 = 62 -> 520,093,696
+    assert dense_bytes(gpt_cols(), 2.0, 1.0) == pytest.approx(520_093_696.0, rel=REL)
+
+
+def test_korthikanti_tensor_and_sequence_parallel():
+    # t = 8 with sp (replicated tensors scattered: rep_div = t):
+    # s*b*h*(34/8 + 80/8) = 8,388,608*(4.25 + 10) = 8,388,608*14.25 = 119,537,664 bytes
+    assert dense_bytes(gpt_cols(), 8.0, 8.0) == pytest.approx(119_537_664.0, rel=REL)
+
+
+def test_flash_attention_drops_score_term():
+    # flash: s*b*h*34 = 285,212,672 (t = 1); t = 8 without sp: 8,388,608*13 = 109,051,904;
+    # with sp: 8,388,608*4.25 = 35,651,584
+    assert dense_bytes(gpt_cols(flash=1.0), 1.0, 1.0) == pytest.approx(285_212_672.0, rel=REL)
+    assert dense_bytes(gpt_cols(flash=1.0), 8.0, 1.0) == pytest.approx(109_051_904.0, rel=REL)
+    assert dense_bytes(gpt_cols(flash=1.0), 8.0, 8.0) == pytest.approx(35_651_584.0, rel=REL)
+
+
+def test_selective_recompute_drops_score_term():
+    # selective recompute (recompute = 1) also drops 5as/h: same 285,212,672 as flash
+    assert dense_bytes(gpt_cols(recompute=1.0), 1.0, 1.0) == pytest.approx(285_212_672.0, rel=REL)
+
+
+def test_fp8_saves_one_byte_matmul_inputs():
+    # FP8 recipes keep the FP8 cast of each matmul input (1 byte instead of 2):
+    # attention: norm input 2 + QKV input 1 + dropout mask 1 = 4h replicated; Q, K, V 2 bytes
+    #   (3h*2 = 6h) + attention output (proj input) 1 byte (h) = 7h split
+    # FFN: norm input 2 + FFN input 1 + mask 1 = 4h; up output 1*f*2 = 8h + activation output
+    #   (down-proj input) f*1 = 4h -> 12h split
+    # total (flash, t = 1) 4 + 7 + 4 + 12 = 27 s*b*h = 8,388,608*27 = 226,492,416 bytes
+    assert dense_bytes(gpt_cols(flash=1.0, fp8=1.0), 1.0, 1.0) == pytest.approx(226_492_416.0, rel=REL)
+
+
+def test_attention_and_ffn_split_match_korthikanti_terms():
+    # Korthikanti's attention block: 11*sbh + 5*a*s^2*b; MLP block 19*sbh; two layer norms 4*sbh.
+    # memory.py folds one norm input into each block: attention 11 + 2 = 13 sbh, FFN 19 + 2 = 21
+    T = S * B
+    attn = attention_activation_bytes(T, gpt_cols(), 1.0, 1.0)
+    ffn = ffn_activation_bytes(T, 4 * H, gpt_cols(), 1.0, 1.0)
+    # 13*8,388,608 + 5*32*2048*2048 = 109,051,904 + 671,088,640 = 780,140,544
+    assert attn == pytest.approx(780_140_544.0, rel=REL)
+    # 21*8,388,608 = 176,160,768
+    assert ffn == pytest.approx(176_160_768.0, rel=REL)
+
+
+def test_gqa_swiglu_rederived():
+    # Llama-2-70B layer, s = 4096, b = 1, h = 8192, a = 64, g = 8, d = 128, f = 28672, flash,
+    # t = 8 with sp (rep_div = 8). Per token:
+    #   replicated: 2 norms' inputs + QKV/FFN inputs (4*h*2 bytes) + 2 dropout masks (2*h*1)
+    #     = 10h = 81,920 bytes, / 8 = 10,240
+    #   attention split: Q (a*d) + K, V (2*g*d) + attention output (a*d), 2 bytes
+    #     = 2*128*(64 + 8 + 8 + 64) = 36,864 ... as written d*(2a + 2g)*2 = 128*144*2 = 36,864
+    #   FFN split: 3 matrices' worth of f-wide tensors, 3*28672*2 = 172,032
+    #   split / 8 = (36,864 + 172,032)/8 = 26,112
+    # per token 10,240 + 26,112 = 36,352 bytes; T = 4096 tokens -> 148,897,792 bytes
+    c = {
+        "hidden": 8192.0, "heads": 64.0, "kv_heads": 8.0, "head_dim": 128.0, "ffn_hidden": 28672.0,
+        "ffn_mats": 3.0, "act_bytes": 2.0, "seq_len": 4096.0, "flash_attention": 1.0, "recompute": 0.0,
+        "expert_ffn_hidden": 0.0, "shared_experts": 0.0, "fp8": 0.0,
+    }
+    dense, _ = layer_activation_bytes(4096.0, c, 8.0, 8.0, 0.0)
+    assert dense == pytest.approx(148_897_792.0, rel=REL)
+
+
+def test_moe_layer_activations():
+    # Mixtral-like MoE layer, t = 1, no sp, flash: h = 4096, a = 32, g = 8, d = 128,
+    # expert f = 14336 swiglu, top_k = 2, T = 4096 tokens.
+    #   attention: T*(5h + d*(2a + 2g)*2) = 4096*(20,480 + 128*80*2) = 4096*(20,480 + 20,480)
+    #            = 4096*40,960 = 167,772,160
+    #   expert FFN on routed = 2T = 8192 token copies: 8192*(5h + 3*14336*2)
+    #            = 8192*(20,480 + 86,016) = 8192*106,496 = 872,415,232
+    #   permuted token copies: 8192*h*2 = 8192*8192 = 67,108,864
+    #   total 167,772,160 + 872,415,232 + 67,108,864 = 1,107,296,256
+    c = {
+        "hidden": 4096.0, "heads": 32.0, "kv_heads": 8.0, "head_dim": 128.0, "ffn_hidden": 14336.0,
+        "ffn_mats": 3.0, "act_bytes": 2.0, "seq_len": 4096.0, "flash_attention": 1.0, "recompute": 0.0,
+        "expert_ffn_hidden": 14336.0, "shared_experts": 0.0, "fp8": 0.0,
+    }
+    _, moe = layer_activation_bytes(4096.0, c, 1.0, 1.0, 2.0)
+    assert moe == pytest.approx(1_107_296_256.0, rel=REL)
+
+
+def test_vectorized_over_t():
+    # t = 1, 2, 8 without sp in one call: 114, 62, 23 times s*b*h (values from above)
+    c = gpt_cols()
+    t = np.array([1.0, 2.0, 8.0])
+    out = dense_bytes(c, t, 1.0)
+    np.testing.assert_allclose(out, SBH * np.array([114.0, 62.0, 23.0]), rtol=REL)

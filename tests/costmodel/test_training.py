@@ -1,0 +1,326 @@
+"""End-to-end checks of dse.costmodel.evaluate_training on scenarios built through the API.
+
+These check the *structure* of the training model (feasibility bits and their messages, the
+time breakdown, throughput identities, the pipeline bubble, ZeRO-3 and MoE communication)
+rather than calibrated numbers, so they survive recalibration of the efficiency figures.
+"""
+
+import numpy as np
+import pytest
+
+import dse
+from dse.costmodel import describe, evaluate_training
+from dse.costmodel import training as tr
+
+REL = 1e-9
+BREAKDOWN = (
+    "time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s", "exposed_cp_s",
+    "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s", "time_overlap_slowdown_s",
+)
+
+
+def columns(parallel, model="llama2-70b", num_gpus=64, cluster=None, training=None, precision="bf16"):
+    """Cost-model columns of one scenario, through dse.load_scenario + dse.scenario_columns."""
+    scenario = {
+        "model": model,
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": num_gpus, **(cluster or {})},
+        "parallel": parallel,
+        "precision": precision,
+    }
+    if training is not None:
+        scenario["training"] = training
+    return dse.scenario_columns(dse.load_scenario(scenario))
+
+
+def run(cols):
+    """Evaluate one scenario (scalar columns); returns (outputs as floats, mask, reason)."""
+    out = {k: float(v[0]) for k, v in evaluate_training(cols).items()}
+    mask = int(out["infeasible_mask"])
+    return out, mask, describe(mask, {**cols, **out})
+
+
+def run_batch(rows):
+    """Evaluate a list of column dicts as one vectorized batch."""
+    batch = {k: np.array([r[k] for r in rows], dtype=np.float64) for k in rows[0]}
+    return evaluate_training(batch)
+
+
+# ----------------------------------------------------------------------------- feasibility
+def test_feasible_baseline():
+    out, mask, reason = run(columns({"tp": 8, "pp": 8, "global_batch": 64}))
+    assert mask == 0 and out["feasible"] == 1.0 and reason == ""
+
+
+def test_degrees_product():
+    # 8*2*3*1 = 48 GPUs of 64
+    _, mask, reason = run(columns({"tp": 8, "pp": 2, "dp": 3, "global_batch": 48}))
+    assert mask & tr.DEGREES_PRODUCT
+    assert "tp*pp*dp*cp = 8*2*3*1 = 48 != num_gpus 64" in reason
+
+
+def test_heads_not_divisible_by_tp():
+    # Llama-2-70B has 8 KV heads: tp = 16 cannot split them
+    _, mask, reason = run(columns({"tp": 16, "global_batch": 64}))
+    assert mask & tr.HEADS_TP
+    assert "heads 64 and kv_heads 8 must be divisible by tp 16" in reason
+
+
+def test_layers_not_divisible_by_pp_vpp():
+    # 80 layers over 16*2 = 32 chunks
+    _, mask, reason = run(columns({"tp": 4, "pp": 16, "vpp": 2, "global_batch": 64}))
+    assert mask & tr.LAYERS_PP
+    assert "layers 80 not divisible by pp*vpp = 16*2 = 32" in reason
+
+
+def test_batch_not_divisible_by_dp_microbatch():
+    # 100 sequences over dp*microbatch = 8*2 = 16
+    _, mask, reason = run(columns({"tp": 8, "dp": 8, "microbatch": 2, "global_batch": 100}))
+    assert mask & tr.BATCH_DP
+    assert "global_batch 100 not divisible by dp*microbatch = 8*2 = 16" in reason
+
+
+def test_experts_not_divisible_by_ep():
+    # Mixtral 8x7B: 8 experts, ep = 16 (divides dp*cp = 16 but not 8 experts)
+    _, mask, reason = run(columns({"tp": 4, "dp": 16, "ep": 16, "global_batch": 64}, model="mixtral-8x7b"))
+    assert mask & tr.EXPERTS_EP
+    assert "ep 16 must divide experts 8 and dp*cp = 16" in reason
+
+
+def test_ep_on_dense_model():
+    _, mask, reason = run(columns({"tp": 8, "dp": 8, "ep": 2, "global_batch": 64}))
+    assert mask & tr.EP_DENSE
+    assert "ep 2 > 1 but the model has no experts" in reason
+
+
+def test_vpp_without_pipeline():
+    # vpp = 2 with pp = 1; microbatches = 64/(8*1) = 8
+    _, mask, reason = run(columns({"tp": 8, "dp": 8, "vpp": 2, "global_batch": 64}))
+    assert mask & tr.INTERLEAVE
+    assert "vpp 2 > 1 needs pp > 1 and microbatches 8 divisible by pp 1" in reason
+
+
+def test_out_of_memory_on_tiny_hbm():
+    out, mask, reason = run(columns({"tp": 8, "pp": 8, "global_batch": 64}, cluster={"hbm_gb": 1.0}))
+    assert mask == tr.OUT_OF_MEMORY
+    assert out["memory_excess_bytes"] == pytest.approx(out["memory_per_gpu_bytes"] - 2.0**30, rel=REL)
+    gib = out["memory_per_gpu_bytes"] / 2.0**30
+    assert f"out of memory: needs {gib:.1f} GiB per GPU > 1.0 GiB HBM" in reason
+    # the parts listed in the message add up to the total
+    parts = ("weights", "grads", "optimizer", "activations", "buffers", "reserved")
+    total = sum(out[f"memory_{p}_bytes"] for p in parts)
+    assert total == pytest.approx(out["memory_per_gpu_bytes"], rel=REL)
+
+
+def test_seq_not_divisible_by_cp():
+    _, mask, reason = run(columns({"tp": 8, "cp": 2, "dp": 4, "global_batch": 64},
+                                  model={"preset": "llama2-70b", "seq_len": 4095}))
+    assert mask & tr.SEQ_CP
+    assert "seq_len 4095 not divisible by cp 2" in reason
+
+
+def test_feasible_iff_mask_zero_and_dataframe_reasons():
+    df = dse.evaluate([
+        {"model": "llama2-70b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
+         "parallel": {"tp": 8, "pp": 8, "global_batch": 64}},
+        {"model": "llama2-70b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
+         "parallel": {"tp": 16, "global_batch": 64}},
+    ])
+    assert list(df["feasible"]) == [True, False]
+    assert list(df["infeasible_mask"] == 0) == [True, False]
+    assert df["infeasible_reason"].iat[0] == ""
+    assert "must be divisible by tp 16" in df["infeasible_reason"].iat[1]
+
+
+# ----------------------------------------------------------------------------- time identities
+PLANS = [
+    {"tp": 8, "pp": 8, "global_batch": 64},
+    {"tp": 8, "pp": 4, "vpp": 5, "global_batch": 128, "recompute": "selective"},
+    {"tp": 4, "pp": 4, "cp": 2, "global_batch": 64, "recompute": "full"},
+    {"tp": 8, "dp": 8, "zero": 3, "global_batch": 64, "recompute": "full"},
+    {"tp": 2, "pp": 8, "zero": 1, "global_batch": 256, "microbatch": 2},
+    {"tp": 8, "pp": 2, "zero": 2, "global_batch": 64, "sp": False},
+]
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_breakdown_sums_to_iteration_time(plan):
+    out, _, _ = run(columns(plan))
+    total = sum(out[k] for k in BREAKDOWN)
+    assert total == pytest.approx(out["iteration_time_s"], rel=REL)
+    exposed = [k for k in BREAKDOWN if k.startswith("exposed_")]
+    assert out["exposed_comm_s"] == pytest.approx(sum(out[k] for k in exposed), rel=REL)
+    assert all(out[k] >= 0.0 for k in BREAKDOWN)
+
+
+def test_moe_breakdown_sums_to_iteration_time():
+    out, _, _ = run(columns({"tp": 2, "dp": 32, "ep": 8, "global_batch": 256}, model="mixtral-8x7b"))
+    assert sum(out[k] for k in BREAKDOWN) == pytest.approx(out["iteration_time_s"], rel=REL)
+
+
+@pytest.mark.parametrize("plan", PLANS[:3], ids=["tp8pp8", "vpp", "cp"])
+def test_throughput_identities(plan):
+    cols = columns(plan)
+    out, _, _ = run(cols)
+    tokens = cols["global_batch"] * cols["seq_len"]
+    assert out["tokens_per_s"] == pytest.approx(tokens / out["iteration_time_s"], rel=REL)
+    assert out["tokens_per_s_per_gpu"] == pytest.approx(out["tokens_per_s"] / cols["num_gpus"], rel=REL)
+    assert out["samples_per_s"] == pytest.approx(cols["global_batch"] / out["iteration_time_s"], rel=REL)
+    assert out["mfu"] == pytest.approx(out["model_tflops_per_gpu"] * 1e12 / cols["peak_flops"], rel=REL)
+    assert out["hfu"] == pytest.approx(out["hardware_tflops_per_gpu"] * 1e12 / cols["peak_flops"], rel=REL)
+    # model FLOPs of Llama-2-70B are 444,491,366,400 per token (test_flops.py):
+    # model TFLOP/s per GPU = flops/token * tokens/s per GPU / 1e12
+    assert out["model_tflops_per_gpu"] == pytest.approx(
+        444_491_366_400.0 * out["tokens_per_s_per_gpu"] / 1e12, rel=REL
+    )
+
+
+def test_hfu_vs_mfu_by_recompute():
+    rows = [columns({"tp": 8, "pp": 8, "global_batch": 64, "recompute": r}) for r in ("none", "selective", "full")]
+    out = run_batch(rows)
+    mfu, hfu = out["mfu"], out["hfu"]
+    assert hfu[0] == mfu[0]  # no recompute: hardware FLOPs = model FLOPs
+    assert hfu[1] > mfu[1] and hfu[2] > mfu[2]
+    # Llama-2-70B per token: selective adds 10,737,418,240, full 147,639,500,800 FLOPs to the
+    # model's 444,491,366,400 (test_flops.py): hfu/mfu = 1.02416, 1.33216
+    assert hfu[1] / mfu[1] == pytest.approx(1 + 10_737_418_240 / 444_491_366_400, rel=REL)
+    assert hfu[2] / mfu[2] == pytest.approx(1 + 147_639_500_800 / 444_491_366_400, rel=REL)
+    # and recompute costs time
+    assert out["iteration_time_s"][0] < out["iteration_time_s"][1] < out["iteration_time_s"][2]
+
+
+# ----------------------------------------------------------------------------- pipeline bubble
+def _step_last(layers, pp, vpp, tp=8):
+    """Per-microbatch time of the last pipeline stage and the bubble for ``layers`` layers.
+
+    iteration - exposed_pp = m*step_last + bubble + (dp, optimizer terms independent of m), so
+    step_last is the slope in m (global_batch 64 -> 128 at dp = 1, microbatch 1).
+    """
+    rows = []
+    for gb in (64, 128):
+        c = columns({"tp": tp, "pp": pp, "vpp": vpp, "global_batch": gb}, num_gpus=tp * pp,
+                    model={"preset": "llama2-70b", "layers": layers})
+        rows.append(c)
+    out = run_batch(rows)
+    assert np.all((out["infeasible_mask"].astype(int) & ~tr.OUT_OF_MEMORY) == 0)
+    base = out["iteration_time_s"] - out["exposed_pp_s"]
+    step = (base[1] - base[0]) / (128 - 64)
+    assert out["time_bubble_s"][0] == pytest.approx(out["time_bubble_s"][1], rel=REL)  # no m in it
+    return step, out["time_bubble_s"][0]
+
+
+@pytest.mark.parametrize("pp,vpp", [(2, 1), (4, 1), (4, 5), (8, 2)])
+def test_bubble_is_pp_minus_1_over_vpp_stage_times(pp, vpp):
+    # step_last(L) = L*X + H with X the time of one layer (compute + exposed comm + slowdown)
+    # and H the LM head. Two layer counts (80 and 160 at the same pp) give X and H; the bubble
+    # must be (pp-1)/vpp times the mean stage time L*X + H/pp.
+    l1, l2 = 80, 160
+    s1, bubble = _step_last(l1, pp, vpp)
+    s2, _ = _step_last(l2, pp, vpp)
+    L1, L2 = l1 / pp, l2 / pp
+    X = (s1 - s2) / (L1 - L2)
+    H = s1 - L1 * X
+    assert X > 0 and H > 0
+    assert bubble == pytest.approx((pp - 1) / vpp * (L1 * X + H / pp), rel=1e-7)
+
+
+def test_bubble_grows_with_pp_at_fixed_m_and_shrinks_with_vpp():
+    # tp = 8, dp = 1, m = 64 microbatches, pp = 1, 2, 4, 8 on 8*pp GPUs
+    rows = [columns({"tp": 8, "pp": pp, "global_batch": 64}, num_gpus=8 * pp) for pp in (1, 2, 4, 8)]
+    out = run_batch(rows)
+    np.testing.assert_array_equal(out["microbatches"], 64.0)
+    bubble = out["time_bubble_s"]
+    assert bubble[0] == 0.0
+    assert np.all(np.diff(bubble) > 0)
+    assert np.all(np.diff(bubble / out["iteration_time_s"]) > 0)
+    # vpp = 1, 2, 5 at pp = 4: bubble exactly 1/vpp of the plain 1F1B bubble
+    no_pp_overlap = {"overlap": {"pp": False}}
+    rows = [columns({"tp": 8, "pp": 4, "vpp": v, "global_batch": 64}, num_gpus=32, training=no_pp_overlap)
+            for v in (1, 2, 5)]
+    out = run_batch(rows)
+    b = out["time_bubble_s"]
+    np.testing.assert_allclose(b, b[0] / np.array([1.0, 2.0, 5.0]), rtol=REL)
+    # more chunks, more point-to-point transfers when they are not overlapped:
+    # 2*(m*vpp + pp - 1) transfers of one boundary activation each, m = 64, pp = 4
+    # -> 134, 262, 646 transfers
+    pp_exp = out["exposed_pp_s"]
+    np.testing.assert_allclose(pp_exp / pp_exp[0], np.array([134.0, 262.0, 646.0]) / 134.0, rtol=REL)
+
+
+# ----------------------------------------------------------------------------- ZeRO and MoE
+def test_zero3_uses_fsdp_and_no_dp_allreduce():
+    rows = [columns({"tp": 8, "dp": 8, "zero": z, "global_batch": 64}) for z in (0, 1, 2, 3)]
+    out = run_batch(rows)
+    # ZeRO 0-2: no per-layer gathers; data-parallel gradient reduction present
+    np.testing.assert_array_equal(out["exposed_fsdp_s"][:3], 0.0)
+    np.testing.assert_array_equal(out["overlapped_fsdp_s"][:3], 0.0)
+    assert np.all(out["exposed_dp_s"][:3] + out["overlapped_dp_s"][:3] > 0)
+    # ZeRO-3: parameter gathers / gradient reduce-scatters per layer, no dp all-reduce
+    assert out["exposed_fsdp_s"][3] + out["overlapped_fsdp_s"][3] > 0
+    assert out["exposed_dp_s"][3] == 0.0 and out["overlapped_dp_s"][3] == 0.0
+    # and sharding shrinks what each GPU holds: dp = 8 shards, plus a working set of whole
+    # layers: one Llama-2-70B layer per GPU at tp = 8 is 855,654,400/8 = 106,956,800 params
+    w, g, o = out["memory_weights_bytes"], out["memory_grads_bytes"], out["memory_optimizer_bytes"]
+    layer = 106_956_800.0
+    grad_bytes = rows[0]["grad_bytes"]
+    assert o[1] == pytest.approx(o[0] / 8, rel=REL)  # optimizer sharded from ZeRO-1
+    # gradients from ZeRO-2, plus one layer's gradient bucket before its reduce-scatter
+    assert g[2] == pytest.approx(g[0] / 8 + layer * grad_bytes, rel=REL)
+    # weights at ZeRO-3, plus two gathered layers (one prefetched), 2 bytes each
+    assert w[3] == pytest.approx(w[0] / 8 + 2 * layer * 2.0, rel=REL)
+
+
+def test_static_memory_pipeline_stages_hand_computed():
+    # Llama-2-70B, tp = 8, pp = 2, ZeRO-0. Per GPU one layer is 855,654,400/8 = 106,956,800
+    # params and the embedding (or the untied LM head) 32000*8192/8 = 32,768,000.
+    # Each stage: 40 layers + one V*h/t matrix = 4,278,272,000 + 32,768,000 = 4,311,040,000
+    # params -> weights 2 B = 8,622,080,000 B; optimizer 12 B = 51,732,480,000 B;
+    # gradients grad_bytes each.
+    cols = columns({"tp": 8, "pp": 2, "global_batch": 64})
+    out, _, _ = run(cols)
+    assert out["memory_weights_bytes"] == pytest.approx(8_622_080_000.0, rel=REL)
+    assert out["memory_optimizer_bytes"] == pytest.approx(51_732_480_000.0, rel=REL)
+    assert out["memory_grads_bytes"] == pytest.approx(4_311_040_000.0 * cols["grad_bytes"], rel=REL)
+
+
+def test_static_memory_single_stage_holds_embedding_and_head():
+    # regression: memory used to count only one V*h/t matrix at pp = 1
+    # Llama-2-70B, tp = 8, pp = 1, ZeRO-0: 80 layers + embedding + LM head (untied)
+    # = 80*106,956,800 + 2*32,768,000 = 8,556,544,000 + 65,536,000 = 8,622,080,000 params
+    # -> weights 17,244,160,000 B, optimizer 103,464,960,000 B
+    out, _, _ = run(columns({"tp": 8, "dp": 8, "global_batch": 64}))
+    assert out["memory_weights_bytes"] == pytest.approx(17_244_160_000.0, rel=REL)
+    assert out["memory_optimizer_bytes"] == pytest.approx(103_464_960_000.0, rel=REL)
+
+
+def test_moe_expert_parallel_all_to_all():
+    rows = [columns({"tp": 2, "dp": 32, "ep": ep, "global_batch": 256}, model="mixtral-8x7b") for ep in (1, 8)]
+    out = run_batch(rows)
+    assert out["exposed_ep_s"][0] == 0.0  # ep = 1: no all-to-all
+    assert out["exposed_ep_s"][1] > 0.0
+    assert np.all((out["infeasible_mask"].astype(int) & ~tr.OUT_OF_MEMORY) == 0)
+    # ep spreads the experts: less expert memory per GPU
+    assert out["memory_weights_bytes"][1] < out["memory_weights_bytes"][0]
+
+
+# ----------------------------------------------------------------------------- finiteness
+def test_every_output_finite_for_a_mixed_batch():
+    plans = PLANS + [
+        {"tp": 16, "global_batch": 64},  # heads not divisible
+        {"tp": 3, "pp": 3, "dp": 7, "global_batch": 10},  # nothing divides
+        {"tp": 4, "pp": 16, "vpp": 2, "global_batch": 64},
+        {"tp": 8, "dp": 8, "vpp": 3, "ep": 2, "global_batch": 7, "microbatch": 4},
+        {"tp": 1, "pp": 1, "dp": 64, "zero": 3, "global_batch": 64},
+        {"tp": 1, "pp": 1, "dp": 1, "global_batch": 1},
+    ]
+    rows = [columns(p) for p in plans]
+    rows += [columns({"tp": 2, "dp": 32, "ep": 8, "global_batch": 256}, model="mixtral-8x7b")]
+    rows += [columns({"tp": 8, "pp": 4, "global_batch": 64}, precision="fp8")]
+    rows += [columns({"tp": 8, "pp": 8, "global_batch": 64}, cluster={"hbm_gb": 1.0})]
+    rows += [columns({"tp": 8, "pp": 4, "global_batch": 64},
+                     training={"flash_attention": False, "overlap": {"tp": True, "pp": True, "dp": False}})]
+    out = run_batch(rows)
+    for name, values in out.items():
+        assert values.shape == (len(rows),), name
+        assert np.all(np.isfinite(values)), f"{name}: {values}"
+    np.testing.assert_array_equal(out["feasible"] == 1.0, out["infeasible_mask"] == 0.0)
+    assert set(tr.OUTPUTS) <= set(out)

@@ -1,0 +1,192 @@
+"""Scenario loading (dse/scenario.py): presets, strict validation and the messages users see."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import dse
+from dse.errors import InputError
+from dse.presets import model_preset
+from dse.scenario import load_jsonl, load_scenario, scenario_from_dict
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+LLM_JSONL = SHARED / "validation" / "llm.jsonl"
+
+
+def base(**changes):
+    """A small valid scenario dict; ``changes`` replace top-level keys."""
+    scenario = {
+        "model": "llama2-7b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+        "parallel": {"tp": 2, "dp": 4, "microbatch": 1, "global_batch": 32},
+    }
+    scenario.update(changes)
+    return scenario
+
+
+def problem_text(data):
+    with pytest.raises(InputError) as info:
+        scenario_from_dict(data)
+    return str(info.value)
+
+
+# ---------------------------------------------------------------------------- validation cases
+def test_llm_jsonl_lines_load_as_scenarios_as_they_are():
+    if not LLM_JSONL.exists():
+        pytest.skip(f"{LLM_JSONL} not found: the shared/ folder beside the repo holds the validation cases")
+    rows = load_jsonl(LLM_JSONL)
+    assert len(rows) > 300
+    for line, obj in rows:
+        scenario = scenario_from_dict(obj)
+        assert scenario.name == obj["id"], f"line {line}"
+        assert scenario.model.layers == obj["model"]["layers"]
+        assert scenario.cluster.num_gpus == obj["cluster"]["num_gpus"]
+
+
+def test_case_keys_are_accepted_and_ignored():
+    case = base(id="x1", source="a paper", reliability="A", target={"metric": "mfu", "value": 0.5},
+                also={}, inferred=["parallel.dp"], notes="free text")
+    scenario = scenario_from_dict(case)
+    assert scenario.name == "x1"
+
+
+# ---------------------------------------------------------------------------- presets
+def test_model_preset_by_name():
+    scenario = scenario_from_dict(base(model="llama2-70b"))
+    preset = model_preset("llama2-70b")
+    assert scenario.model.layers == preset["layers"] == 80
+    assert scenario.model.kv == 8
+
+
+def test_model_preset_name_is_case_insensitive_and_takes_aliases():
+    assert scenario_from_dict(base(model="LLAMA2-70B")).model.hidden == 8192
+    assert scenario_from_dict(base(model="Llama-2-70B")).model.hidden == 8192
+
+
+def test_model_preset_with_overrides():
+    scenario = scenario_from_dict(base(model={"preset": "llama2-70b", "seq_len": 8192, "layers": 40}))
+    assert scenario.model.seq_len == 8192
+    assert scenario.model.layers == 40
+    assert scenario.model.hidden == 8192  # from the preset
+
+
+def test_unknown_model_preset_lists_presets():
+    text = problem_text(base(model="llama9-1t"))
+    assert "model" in text and "'llama9-1t'" in text
+    assert "llama2-70b" in text and "allowed" in text
+
+
+def test_inline_model():
+    model = {"name": "tiny", "layers": 2, "hidden": 256, "heads": 4, "ffn_hidden": 1024, "vocab": 1000,
+             "seq_len": 128}
+    scenario = scenario_from_dict(base(model=model))
+    assert scenario.model.dhead == 64 and scenario.model.kv == 4
+
+
+# ---------------------------------------------------------------------------- strictness
+def test_unknown_top_level_key_lists_allowed_keys():
+    text = problem_text(base(paralel={"tp": 2}))
+    assert "unknown key 'paralel'" in text
+    assert "allowed keys" in text
+    for key in ("model", "cluster", "parallel", "precision", "workload"):
+        assert key in text
+
+
+def test_unknown_nested_key_names_its_path_and_allowed_keys():
+    text = problem_text(base(cluster={"gpu": "H100-SXM-80GB", "num_gpus": 8, "foo": 1}))
+    assert "cluster.foo" in text
+    assert "unknown key 'foo'" in text
+    assert "allowed keys" in text and "num_gpus" in text and "hbm_gb" in text
+
+
+def test_file_errors_name_the_file(tmp_path):
+    path = tmp_path / "my_run.yaml"
+    path.write_text("model: llama2-7b\ncluster: {gpu: H100-SXM-80GB, num_gpus: 8, foo: 1}\n")
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert str(path) in str(info.value) and "cluster.foo" in str(info.value)
+
+
+def test_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError) as info:
+        load_scenario(tmp_path / "nope.yaml")
+    assert "nope.yaml" in str(info.value) and "cannot read" in str(info.value)
+
+
+def test_string_where_a_number_belongs_is_an_error():
+    text = problem_text(base(cluster={"gpu": "H100-SXM-80GB", "num_gpus": "8"}))
+    assert "cluster.num_gpus" in text and "'8'" in text
+
+
+def test_yaml_string_float_is_an_error(tmp_path):
+    # PyYAML (YAML 1.1) reads 1e-3 as the string '1e-3': it must not pass as a number
+    path = tmp_path / "s.yaml"
+    path.write_text("model: llama2-7b\ncluster: {gpu: H100-SXM-80GB, num_gpus: 8, nvlink_latency_us: 1e-3}\n")
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert "cluster.nvlink_latency_us" in str(info.value)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_nan_and_inf_are_rejected(value):
+    text = problem_text(base(cluster={"gpu": "H100-SXM-80GB", "num_gpus": 8, "hbm_gb": value}))
+    assert "cluster.hbm_gb" in text
+
+
+@pytest.mark.parametrize("literal", [".nan", ".inf"])
+def test_nan_and_inf_in_yaml_are_rejected(tmp_path, literal):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"model: llama2-7b\ncluster: {{gpu: H100-SXM-80GB, num_gpus: 8, hbm_tbps: {literal}}}\n")
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert "cluster.hbm_tbps" in str(info.value)
+
+
+def test_nan_in_json_is_rejected(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(base())[:-1] + ', "precision": NaN}')
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert "s.json" in str(info.value)
+
+
+@pytest.mark.parametrize("tp", [-1, 0])
+def test_non_positive_tp_is_rejected(tp):
+    text = problem_text(base(parallel={"tp": tp}))
+    assert "parallel.tp" in text and str(tp) in text
+
+
+def test_unknown_enum_value_lists_allowed_values():
+    text = problem_text(base(parallel={"recompute": "partial"}))
+    assert "parallel.recompute" in text and "selective" in text and "full" in text
+
+
+def test_unknown_gpu_lists_allowed_gpus():
+    text = problem_text(base(cluster={"gpu": "Z100", "num_gpus": 8}))
+    assert "cluster.gpu" in text and "'Z100'" in text
+    for gpu in ("A100-SXM-80GB", "H100-SXM-80GB", "GB200"):
+        assert gpu in text
+
+
+def test_gpu_alias_resolves_to_canonical_name():
+    scenario = scenario_from_dict(base(cluster={"gpu": "h100", "num_gpus": 8}))
+    assert scenario.cluster.gpu == "H100-SXM-80GB"
+
+
+def test_fp8_on_a100_is_an_error_naming_the_precision_field():
+    # caught when the scenario is read, before anything is evaluated
+    with pytest.raises(InputError) as info:
+        scenario_from_dict(base(precision="fp8", cluster={"gpu": "A100-SXM-80GB", "num_gpus": 8}))
+    text = str(info.value)
+    assert "precision" in text and "fp8" in text
+    assert "bf16" in text  # what is allowed
+
+
+def test_several_problems_are_reported_at_once():
+    text = problem_text(base(cluster={"gpu": "H100-SXM-80GB", "num_gpus": "8", "foo": 1},
+                             parallel={"tp": -1}))
+    assert "3 problems" in text
+    for field in ("cluster.num_gpus", "cluster.foo", "parallel.tp"):
+        assert field in text

@@ -1,0 +1,220 @@
+"""dse/validate.py: statuses of validation cases, the summary arithmetic, one vectorized call."""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dse.api
+from dse.validate import (
+    CASE_COLUMNS, METRICS, SKIP_INFERENCE, SKIP_NOT_LLM, cases_records, summarize, validate_cases,
+)
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+LLM_JSONL = SHARED / "validation" / "llm.jsonl"
+DLRM_VIT_JSONL = SHARED / "validation" / "dlrm_vit.jsonl"
+
+
+def case(id, measured=100.0, metric="tokens_per_s_per_gpu", source="src A", **changes):
+    """A training validation case in the llm.jsonl layout (model by preset name)."""
+    obj = {
+        "id": id, "source": source, "reliability": "A", "workload": "train", "precision": "bf16",
+        "model": "llama2-7b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8, "gpus_per_node": 8},
+        "parallel": {"tp": 1, "pp": 1, "dp": 8, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 1,
+                     "recompute": "none", "microbatch": 1, "global_batch": 64},
+        "inference": None, "target": {"metric": metric, "value": measured}, "also": {}, "inferred": [],
+        "notes": "",
+    }
+    obj.update(changes)
+    return obj
+
+
+def write_jsonl(path, objs):
+    path.write_text("\n".join(json.dumps(o) for o in objs) + "\n")
+    return path
+
+
+# ---------------------------------------------------------------------------- summary arithmetic
+def synthetic(rows):
+    """A cases DataFrame from (source, status, abs_pct_error, feasible) tuples."""
+    records = []
+    for i, (source, status, ape, feasible) in enumerate(rows):
+        rec = {k: None for k in CASE_COLUMNS}
+        rec.update(id=f"c{i}", source=source, status=status, abs_pct_error=ape if ape is not None else math.nan,
+                   feasible=feasible, reason="" if status == "ok" else "why")
+        records.append(rec)
+    return pd.DataFrame(records, columns=list(CASE_COLUMNS))
+
+
+def test_summary_arithmetic_per_source_and_overall():
+    cases = synthetic([
+        ("A", "ok", 10.0, True),
+        ("A", "ok", 20.0, True),
+        ("A", "ok", 60.0, False),
+        ("A", "skipped", None, None),
+        ("B", "ok", 5.0, True),
+        ("B", "error", None, None),
+    ])
+    summary = summarize(cases)
+    a, b, overall = summary["by_source"]["A"], summary["by_source"]["B"], summary["overall"]
+    # A: APEs 10, 20, 60 -> mean 30, median 20, max 60
+    assert a["mape_pct"] == pytest.approx(30.0)
+    assert a["median_ape_pct"] == pytest.approx(20.0)
+    assert a["max_ape_pct"] == pytest.approx(60.0)
+    assert (a["count"], a["evaluated"], a["skipped"], a["errors"], a["infeasible"]) == (4, 3, 1, 0, 1)
+    assert b["mape_pct"] == b["median_ape_pct"] == b["max_ape_pct"] == pytest.approx(5.0)
+    assert (b["count"], b["evaluated"], b["skipped"], b["errors"], b["infeasible"]) == (2, 1, 0, 1, 0)
+    # overall: 10, 20, 60, 5 -> mean 23.75, median (10+20)/2 = 15, max 60
+    assert overall["mape_pct"] == pytest.approx(23.75)
+    assert overall["median_ape_pct"] == pytest.approx(15.0)
+    assert overall["max_ape_pct"] == pytest.approx(60.0)
+    assert (overall["count"], overall["evaluated"], overall["skipped"], overall["errors"]) == (6, 4, 1, 1)
+    assert overall["infeasible"] == 1
+    assert summary["skip_reasons"] == {"why": 1}
+
+
+def test_summary_of_a_source_with_nothing_evaluated_has_no_error_figures():
+    summary = summarize(synthetic([("A", "skipped", None, None)]))
+    block = summary["by_source"]["A"]
+    assert block["mape_pct"] is None and block["median_ape_pct"] is None and block["max_ape_pct"] is None
+    assert json.dumps(summary, allow_nan=False)
+
+
+def test_summary_of_no_cases():
+    summary = summarize(synthetic([]))
+    assert summary["overall"]["count"] == 0 and summary["by_source"] == {}
+
+
+# ---------------------------------------------------------------------------- statuses
+@pytest.fixture()
+def mixed_file(tmp_path):
+    objs = [
+        case("train-ok", 1000.0),
+        case("train-iter", 5.0, metric="iter_time_s", source="src B"),
+        case("infer", 100.0, metric="tokens_per_s", workload="inference",
+             inference={"input_len": 128, "output_len": 128, "batch": None, "concurrency": None,
+                        "mode": "offline_max_throughput"}),
+        case("dlrm", 1e6, metric="samples_per_s", model={"name": "DLRM", "family": "dlrm", "tables": []}),
+        case("vit", 50.0, metric="tflops_per_gpu", model={"name": "ViT-H", "family": "vit", "layers": 32}),
+        case("bad-key", 1000.0, cluster={"gpu": "H100-SXM-80GB", "num_gpus": 8, "foo": 1}),
+        case("bad-metric", 10.0, metric="ttft_ms"),
+        case("oom", 100.0, model="gpt-175b", precision="fp16",
+             cluster={"gpu": "A100-SXM-80GB", "num_gpus": 8},
+             parallel={"tp": 8, "pp": 1, "dp": 1, "zero": 0, "microbatch": 1, "global_batch": 8}),
+        case("fp8-a100", 100.0, precision="fp8", cluster={"gpu": "A100-SXM-80GB", "num_gpus": 8}),
+    ]
+    return write_jsonl(tmp_path / "cases.jsonl", objs)
+
+
+def test_every_case_gets_a_status_and_none_is_dropped(mixed_file):
+    cases, summary = validate_cases([mixed_file])
+    assert list(cases["id"]) == ["train-ok", "train-iter", "infer", "dlrm", "vit", "bad-key", "bad-metric",
+                                 "oom", "fp8-a100"]
+    assert list(cases.columns) == list(CASE_COLUMNS)
+    status = dict(zip(cases["id"], cases["status"]))
+    reason = dict(zip(cases["id"], cases["reason"]))
+    assert status == {"train-ok": "ok", "train-iter": "ok", "infer": "skipped", "dlrm": "skipped",
+                      "vit": "skipped", "bad-key": "error", "bad-metric": "skipped", "oom": "ok",
+                      "fp8-a100": "error"}
+    assert reason["infer"] == SKIP_INFERENCE
+    assert reason["dlrm"] == reason["vit"] == SKIP_NOT_LLM
+    assert "ttft_ms" in reason["bad-metric"]
+    assert "cluster.foo" in reason["bad-key"] and "cases.jsonl:6" in reason["bad-key"]
+    assert "precision" in reason["fp8-a100"]
+    assert list(cases["line"]) == list(range(1, 10))
+    overall = summary["overall"]
+    assert (overall["count"], overall["evaluated"], overall["skipped"], overall["errors"]) == (9, 3, 4, 2)
+
+
+def test_ok_cases_get_signed_error_against_the_mapped_column(mixed_file):
+    cases, _ = validate_cases([mixed_file])
+    frame = dse.evaluate([dse.load_scenario(c) for c in (case("train-ok"), case("train-iter"))])
+    ok = cases.set_index("id")
+    assert ok.loc["train-ok", "predicted"] == pytest.approx(frame["tokens_per_s_per_gpu"].iat[0])
+    assert ok.loc["train-iter", "predicted"] == pytest.approx(frame["iteration_time_s"].iat[1])
+    for cid, measured in (("train-ok", 1000.0), ("train-iter", 5.0)):
+        pred = ok.loc[cid, "predicted"]
+        assert ok.loc[cid, "error"] == pytest.approx((pred - measured) / measured)
+        assert ok.loc[cid, "abs_pct_error"] == pytest.approx(100 * abs(pred - measured) / measured)
+    skipped = cases[cases["status"] != "ok"]
+    assert skipped["predicted"].isna().all() and skipped["error"].isna().all()
+
+
+def test_infeasible_cases_keep_their_prediction_and_are_counted(mixed_file):
+    cases, summary = validate_cases([mixed_file])
+    oom = cases.set_index("id").loc["oom"]
+    assert oom["status"] == "ok"
+    assert oom["feasible"] is not None and not bool(oom["feasible"])
+    assert "out of memory" in oom["infeasible_reason"]
+    assert math.isfinite(oom["predicted"]) and oom["predicted"] > 0
+    assert summary["by_source"]["src A"]["infeasible"] == 1
+    assert summary["overall"]["infeasible"] == 1
+    assert bool(cases.set_index("id").loc["train-ok", "feasible"]) is True
+
+
+def test_all_ok_cases_are_evaluated_in_one_call(mixed_file, monkeypatch):
+    calls = []
+    real = dse.api.evaluate
+
+    def counting(scenarios, *args, **kwargs):
+        calls.append(len(scenarios))
+        return real(scenarios, *args, **kwargs)
+
+    monkeypatch.setattr(dse.api, "evaluate", counting)
+    validate_cases([mixed_file])
+    assert calls == [3]
+
+
+def test_source_filter(mixed_file):
+    cases, summary = validate_cases([mixed_file], source="SRC b")
+    assert list(cases["id"]) == ["train-iter"]
+    assert list(summary["by_source"]) == ["src B"]
+
+
+def test_records_are_json_ready(mixed_file):
+    cases, summary = validate_cases([mixed_file])
+    records = cases_records(cases)
+    text = json.dumps({"cases": records, "summary": summary}, allow_nan=False)
+    back = json.loads(text)
+    by_id = {r["id"]: r for r in back["cases"]}
+    assert by_id["infer"]["error"] is None and by_id["infer"]["predicted"] is None
+    assert isinstance(by_id["train-ok"]["error"], float)
+    assert by_id["oom"]["feasible"] is False and by_id["train-ok"]["feasible"] is True
+
+
+def test_bad_target_value_is_an_error(tmp_path):
+    path = write_jsonl(tmp_path / "c.jsonl", [case("zero", 0.0), case("text", "12")])
+    cases, _ = validate_cases([path])
+    assert list(cases["status"]) == ["error", "error"]
+    assert all("target.value" in r for r in cases["reason"])
+
+
+def test_metric_mapping_covers_the_documented_metrics():
+    assert METRICS["iter_time_s"] == "iteration_time_s"
+    for name in ("tokens_per_s_per_gpu", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu",
+                 "mfu", "hfu", "samples_per_s"):
+        assert METRICS[name] == name
+
+
+# ---------------------------------------------------------------------------- the shipped cases
+def test_shared_validation_files_every_case_accounted_for():
+    if not (LLM_JSONL.exists() and DLRM_VIT_JSONL.exists()):
+        pytest.skip(f"{SHARED / 'validation'} not found: the shared/ folder beside the repo holds the cases")
+    rows = [json.loads(line) for f in (LLM_JSONL, DLRM_VIT_JSONL) for line in f.read_text().splitlines()
+            if line.strip()]
+    cases, summary = validate_cases([LLM_JSONL, DLRM_VIT_JSONL])
+    assert len(cases) == len(rows) == summary["overall"]["count"]
+    assert summary["overall"]["errors"] == 0, cases.loc[cases["status"] == "error", "reason"].tolist()
+    n_infer = sum(r["workload"] == "inference" for r in rows)
+    n_other = sum(r["model"].get("family") not in ("dense", "moe") for r in rows)
+    assert (cases["reason"] == SKIP_INFERENCE).sum() == n_infer
+    assert (cases["reason"] == SKIP_NOT_LLM).sum() == n_other
+    ok = cases[cases["status"] == "ok"]
+    assert len(ok) == len(rows) - n_infer - n_other
+    assert np.isfinite(ok["predicted"].to_numpy(dtype=float)).all()
+    assert (ok["predicted"] > 0).all()
+    assert summary["overall"]["mape_pct"] is not None and math.isfinite(summary["overall"]["mape_pct"])
