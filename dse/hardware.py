@@ -81,7 +81,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
     peak16 = peak("bf16") or peak("fp16")
     if peak16 is None:
         raise single("cluster.peak_tflops.bf16", f"{preset['name']} has no bf16/fp16 peak", None)
-    fmt_peak = peak(precision) if precision not in ("bf16", "fp16") else (peak(precision) or peak16)
+    fmt_peak = peak(precision)
     if fmt_peak is None:
         supported = [p for p in ("bf16", "fp16", "fp8", "fp4") if peaks.get(p)]
         raise single(

@@ -3,6 +3,7 @@ calibration (``data/calibration.yaml``). Names match case-insensitively, by id o
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -64,7 +65,7 @@ def gpu_preset(name: str) -> dict[str, Any]:
     key = find_gpu(name)
     if key is None:
         raise KeyError(name)
-    return {"name": key, **gpu_table()[key]}
+    return {"name": key, **copy.deepcopy(gpu_table()[key])}
 
 
 def model_preset(name: str) -> dict[str, Any]:
@@ -72,7 +73,7 @@ def model_preset(name: str) -> dict[str, Any]:
     key = find_model(name)
     if key is None:
         raise KeyError(name)
-    entry = dict(model_table()[key])
+    entry = copy.deepcopy(model_table()[key])
     entry.pop("aliases", None)
     entry.pop("source", None)
     return entry

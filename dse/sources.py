@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -46,13 +47,13 @@ def apply_software(case: dict[str, Any]) -> dict[str, Any]:
     entries = matching_entries(case)
     if not entries:
         return case
-    out = dict(case)
+    out = copy.deepcopy(case)
     for block in BLOCKS:
         merged: dict[str, Any] = {}
         for entry in entries:
             merged = _merge(merged, entry.get(block) or {})
         if merged:
-            out[block] = _merge(merged, case.get(block) or {})
+            out[block] = copy.deepcopy(_merge(merged, case.get(block) or {}))
     return out
 
 

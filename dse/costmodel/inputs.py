@@ -95,14 +95,14 @@ def broadcast_columns(batch: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], 
     if missing:
         raise KeyError(f"missing required cost-model columns: {missing}")
     cols: dict[str, np.ndarray] = {}
-    n = 1
+    n: int | None = None  # the length of the 1-d columns other than length 1
     for name, (default, _) in COLUMNS.items():
         value = np.asarray(batch.get(name, default), dtype=np.float64)
         if value.ndim > 1:
             raise ValueError(f"column {name!r} must be a scalar or a 1-d array, got {value.shape}")
-        if value.ndim == 1:
-            if n not in (1, value.shape[0]):
+        if value.ndim == 1 and value.shape[0] != 1:
+            if n is not None and value.shape[0] != n:
                 raise ValueError(f"column {name!r} has length {value.shape[0]}, expected {n}")
-            n = max(n, value.shape[0])
+            n = value.shape[0]
         cols[name] = value
-    return cols, n
+    return cols, (1 if n is None else n)

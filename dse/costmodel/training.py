@@ -67,6 +67,11 @@ def evaluate_training(
     (a search that needs a few metrics of millions of configurations saves the copies).
     """
     cols, n = broadcast_columns(batch)
+    if n == 0:
+        # the output names, from one placeholder configuration
+        with np.errstate(all="ignore"):
+            empty = _evaluate({k: (np.ones(1) if v.ndim else v) for k, v in cols.items()}, 1)
+        return {k: np.empty(0) for k in (empty if outputs is None else outputs)}
     if n <= CHUNK:
         result = _evaluate(cols, n)
         return result if outputs is None else {k: result[k] for k in outputs}

@@ -1,0 +1,174 @@
+"""Software facts of published sources (dse/sources.py, dse/data/software.yaml)."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from dse.scenario import scenario_from_dict
+from dse.sources import BLOCKS, apply_software, matching_entries, software_table
+
+LLM_JSONL = Path(__file__).resolve().parents[2] / "shared" / "validation" / "llm.jsonl"
+
+NARAYANAN = "Narayanan et al. SC'21 (arXiv 2104.04473) Table 1; MBS/interleave from run_table_1.sh"
+NEMO = "NVIDIA NeMo 24.07 performance_summary.md (Pretraining (FP8) table)"
+
+
+def case(source, zero=0, **extra):
+    """A validation-case-like dict."""
+    return {
+        "id": "c1",
+        "source": source,
+        "model": "gpt-175b",
+        "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 384, "gpus_per_node": 8},
+        "parallel": {"tp": 8, "pp": 1, "dp": 48, "zero": zero},
+        **extra,
+    }
+
+
+def first_llm_line():
+    if not LLM_JSONL.exists():
+        pytest.skip(f"{LLM_JSONL} not found: the shared/ folder beside the repo holds the validation cases")
+    with LLM_JSONL.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                return json.loads(line)
+    pytest.skip("llm.jsonl is empty")
+
+
+# ---------------------------------------------------------------------------- apply_software
+def test_narayanan_gets_megatron_2021_settings():
+    out = apply_software(case(NARAYANAN))
+    assert out["training"] == {"flash_attention": False, "overlap": {"dp": False, "pp": False}}
+    # zero 0: the DeepSpeed entry does not apply, the cluster block is untouched
+    assert out["cluster"] == {"gpu": "A100-SXM-80GB", "num_gpus": 384, "gpus_per_node": 8}
+    assert len(matching_entries(case(NARAYANAN))) == 1
+
+
+def test_narayanan_zero3_also_loses_rail_optimization_and_keeps_its_cluster():
+    out = apply_software(case(NARAYANAN, zero=3))
+    assert out["training"] == {"flash_attention": False, "overlap": {"dp": False, "pp": False}}
+    assert out["cluster"] == {"gpu": "A100-SXM-80GB", "num_gpus": 384, "gpus_per_node": 8,
+                              "rail_optimized": False}
+    assert len(matching_entries(case(NARAYANAN, zero=3))) == 2
+
+
+def test_case_cluster_setting_wins_over_the_source():
+    c = case(NARAYANAN, zero=3)
+    c["cluster"]["rail_optimized"] = True
+    assert apply_software(c)["cluster"]["rail_optimized"] is True
+
+
+def test_nemo_overlaps_tp():
+    out = apply_software(case(NEMO))
+    assert out["training"] == {"overlap": {"tp": True}}
+    assert out["cluster"] == case(NEMO)["cluster"]
+
+
+def test_case_training_settings_win_and_merge_deeply():
+    c = case(NARAYANAN, training={"flash_attention": True, "overlap": {"dp": True}})
+    out = apply_software(c)
+    # flash_attention and overlap.dp from the case; overlap.pp from the source
+    assert out["training"] == {"flash_attention": True, "overlap": {"dp": True, "pp": False}}
+
+
+def test_unknown_source_is_unchanged():
+    c = case("Some other paper, Table 9")
+    before = copy.deepcopy(c)
+    assert apply_software(c) == before
+    no_source = {k: v for k, v in c.items() if k != "source"}
+    assert apply_software(no_source) == no_source
+    assert matching_entries(c) == []
+
+
+def test_match_is_case_sensitive_substring():
+    assert "training" not in apply_software(case("narayanan et al. sc'21"))
+    assert apply_software(case("see " + NARAYANAN))["training"]["flash_attention"] is False
+
+
+def test_input_case_is_not_modified():
+    c = case(NARAYANAN, zero=3, training={"overlap": {"tp": True}})
+    before = copy.deepcopy(c)
+    apply_software(c)
+    assert c == before
+
+
+def test_other_keys_are_kept():
+    c = case(NARAYANAN, target={"metric": "mfu", "value": 0.5})
+    out = apply_software(c)
+    for key in ("id", "source", "model", "parallel", "target"):
+        assert out[key] == c[key]
+
+
+def test_result_does_not_share_dicts_with_the_cached_table():
+    out = apply_software(case(NARAYANAN))
+    overlap = out["training"]["overlap"]
+    saved = dict(overlap)
+    overlap["dp"] = True
+    try:
+        assert apply_software(case(NARAYANAN))["training"]["overlap"]["dp"] is False
+    finally:
+        overlap.clear()
+        overlap.update(saved)
+
+
+# ---------------------------------------------------------------------------- software.yaml
+def test_software_entries_are_well_formed():
+    entries = software_table()
+    assert entries
+    for entry in entries:
+        assert set(entry) <= {"match", "when", "training", "cluster", "why"}, entry
+        assert isinstance(entry["match"], str) and entry["match"]
+        assert isinstance(entry["why"], str) and entry["why"].strip()
+        assert any(entry.get(block) for block in BLOCKS), entry["match"]
+        for block in BLOCKS:
+            assert isinstance(entry.get(block) or {}, dict)
+        assert isinstance(entry.get("when") or {}, dict)
+
+
+def _merged(base, over):
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merged(out.get(key) or {}, value) if isinstance(value, dict) else value
+    return out
+
+
+def _attr(obj, dotted):
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _dotted(block, prefix):
+    for key, value in block.items():
+        if isinstance(value, dict):
+            yield from _dotted(value, f"{prefix}.{key}")
+        else:
+            yield f"{prefix}.{key}", value
+
+
+@pytest.mark.parametrize("index", range(len(software_table())))
+def test_each_entry_applied_to_a_real_case_validates(index):
+    line = first_llm_line()
+    entry = software_table()[index]
+    c = dict(line)
+    for block in BLOCKS:
+        if entry.get(block):
+            c[block] = _merged(line.get(block) or {}, entry[block])
+    scenario = scenario_from_dict(c)
+    for block in BLOCKS:
+        for dotted, value in _dotted(entry.get(block) or {}, block):
+            assert _attr(scenario, dotted) == value, dotted
+
+
+def test_every_llm_case_validates_after_apply_software():
+    if not LLM_JSONL.exists():
+        pytest.skip(f"{LLM_JSONL} not found")
+    lines = [json.loads(t) for t in LLM_JSONL.read_text(encoding="utf-8").splitlines() if t.strip()]
+    touched = 0
+    for obj in lines:
+        out = apply_software(obj)
+        touched += out is not obj
+        scenario_from_dict(out)
+    assert touched > 0  # the Narayanan, Korthikanti and NeMo cases are in the file
