@@ -128,8 +128,8 @@ def _problems(err: ValidationError, root: type[BaseModel]) -> list[FieldProblem]
     seen = set()
     for e in err.errors():
         loc = [p for p in e["loc"] if not (isinstance(p, str) and p in ("int", "bool", "str", "float"))]
-        # union members appear as extra path parts ("function-after[...]", model names); drop them
-        loc = [p for p in loc if not (isinstance(p, str) and ("[" in p or p[:1].isupper()))]
+        # union members appear as extra path parts ("function-after[...]", spec class names)
+        loc = [p for p in loc if not (isinstance(p, str) and ("[" in p or p in _SPEC_NAMES))]
         field = ".".join(str(p) for p in loc)
         kind = e["type"]
         given = e.get("input")
@@ -149,12 +149,23 @@ def _problems(err: ValidationError, root: type[BaseModel]) -> list[FieldProblem]
             msg = e["msg"].lower()
             if isinstance(given, float) and not math.isfinite(given):
                 msg = "must be a finite number"
+            elif isinstance(given, str) and kind in ("float_type", "int_type", "float_parsing", "int_parsing"):
+                msg += " (YAML reads 1e12 or 1e-3 as text: write 1.0e+12 or 1.0e-3)"
         key = (field, msg)
         if key in seen:
             continue
         seen.add(key)
         problems.append(FieldProblem(field, "" if given == "" else _short(given), msg))
     return problems
+
+
+def _spec_names() -> set[str]:
+    from . import specs
+
+    return {name for name, obj in vars(specs).items() if isinstance(obj, type) and issubclass(obj, BaseModel)}
+
+
+_SPEC_NAMES = _spec_names()
 
 
 def _short(value: Any) -> str:

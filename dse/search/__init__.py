@@ -1,0 +1,1 @@
+"""Search: explore parallel plans, GPU counts and hardware knobs with the vectorized cost model."""

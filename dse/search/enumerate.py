@@ -1,0 +1,173 @@
+"""Enumerate the discrete parts of a search space, vectorized.
+
+:func:`software_grid` lists every parallel plan of one GPU count whose degrees divide (the
+divisibility checks of :func:`dse.costmodel.training._evaluate`), so the cost model never sees
+a plan that is infeasible for any reason other than memory. The grid is built one dimension at a
+time (cross product with the next dimension's candidates, then a boolean filter as soon as a
+check can be evaluated); no Python loop runs over configurations.
+
+:func:`hardware_grid` is the cartesian product of the discrete hardware knobs, and
+:func:`space_size` counts both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import single
+from .space import SearchSpace
+
+#: Columns of :func:`software_grid`, in the order the rows are sorted by.
+SOFTWARE_COLUMNS = (
+    "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch",
+    "num_gpus",
+)
+
+
+def _cross(rows: dict[str, np.ndarray], name: str, values: list[int] | np.ndarray) -> dict[str, np.ndarray]:
+    """Every row combined with every value of a new column ``name`` (row-major)."""
+    values = np.asarray(values, dtype=np.int64)
+    n = len(next(iter(rows.values()))) if rows else 1
+    out = {k: np.repeat(v, len(values)) for k, v in rows.items()}
+    out[name] = np.tile(values, n)
+    return out
+
+
+def _keep(rows: dict[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarray]:
+    return {k: v[mask] for k, v in rows.items()}
+
+
+def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
+    """Every valid software configuration of ``space`` on ``num_gpus`` GPUs.
+
+    Returns the cost-model plan columns (:data:`SOFTWARE_COLUMNS`) as float64 arrays of equal
+    length: tp, pp, dp, cp, ep, vpp, zero, sp (0/1), recompute (0 none, 1 selective, 2 full, as
+    :data:`dse.api.RECOMPUTE_CODE`), microbatch and global_batch (sequences), num_gpus. Rows are
+    unique and sorted lexicographically by those columns.
+
+    Kept: dp = num_gpus / (tp*pp*cp) a positive integer; heads, kv_heads, ffn_hidden (and
+    expert_ffn_hidden for MoE) divisible by tp; layers by pp*vpp; vpp > 1 only with pp > 1 and
+    microbatches per pipeline (global_batch / (dp*microbatch)) divisible by pp; global_batch by
+    dp*microbatch; seq_len by cp; MoE: experts and dp*cp divisible by ep; dense: ep = 1.
+    ``sp: auto`` gives sp = (tp > 1); with a list, tp = 1 rows have sp = 0 (sequence
+    parallelism needs tp > 1) and tp > 1 rows take every listed value. Memory is not checked
+    (the cost model flags out-of-memory plans).
+    """
+    from ..api import RECOMPUTE_CODE
+
+    n_gpus = int(num_gpus)
+    if n_gpus < 1 or n_gpus != num_gpus:
+        raise single("num_gpus", "must be a positive integer", num_gpus, space.source_path)
+    par = space.spec.parallel
+    model = space.base.model
+    heads, kv, layers, seq = model.heads, model.kv, model.layers, model.seq_len
+    ffn = [model.ffn_hidden] + ([model.moe.expert_ffn_hidden] if model.moe else [])
+
+    def uniq(values: list[int]) -> list[int]:
+        return sorted(set(int(v) for v in values))
+
+    # candidates that pass the checks involving only the model
+    tps = [t for t in uniq(par.tp) if heads % t == 0 and kv % t == 0 and all(f % t == 0 for f in ffn)]
+    cps = [c for c in uniq(par.cp) if seq % c == 0]
+    if model.moe is None:
+        eps = [e for e in uniq(par.ep) if e == 1]
+    else:
+        eps = [e for e in uniq(par.ep) if model.moe.experts % e == 0]
+    pps = [p for p in uniq(par.pp) if n_gpus % p == 0]
+    vpps = uniq(par.vpp)
+    batches = space.global_batches()
+    micro = uniq(par.microbatch)
+
+    rows: dict[str, np.ndarray] = {"tp": np.asarray(tps, dtype=np.int64)}
+    rows = _cross(rows, "pp", pps)
+    rows = _cross(rows, "cp", cps)
+    tpc = rows["tp"] * rows["pp"] * rows["cp"]
+    rows = _keep(rows, n_gpus % tpc == 0)
+    rows["dp"] = n_gpus // (rows["tp"] * rows["pp"] * rows["cp"])
+
+    rows = _cross(rows, "ep", eps)
+    if model.moe is not None:
+        rows = _keep(rows, (rows["dp"] * rows["cp"]) % rows["ep"] == 0)
+
+    rows = _cross(rows, "vpp", vpps)
+    pv = rows["pp"] * rows["vpp"]
+    rows = _keep(rows, (layers % pv == 0) & ((rows["vpp"] == 1) | (rows["pp"] > 1)))
+
+    rows = _cross(rows, "microbatch", micro)
+    rows = _cross(rows, "global_batch", batches)
+    per_step = rows["dp"] * rows["microbatch"]
+    ok = rows["global_batch"] % per_step == 0
+    microbatches = rows["global_batch"] // per_step
+    ok &= (rows["vpp"] == 1) | (microbatches % rows["pp"] == 0)
+    rows = _keep(rows, ok)
+
+    rows = _cross(rows, "zero", uniq(par.zero))
+    rows = _cross(rows, "recompute", sorted(int(RECOMPUTE_CODE[r]) for r in set(par.recompute)))
+
+    if par.sp == "auto":
+        rows["sp"] = (rows["tp"] > 1).astype(np.int64)
+    else:
+        choices = sorted(set(int(v) for v in par.sp))
+        rows = _cross(rows, "sp", choices)
+        # tp = 1: one row, sp off (the listed values are equivalent there)
+        rows = _keep(rows, (rows["tp"] > 1) | (rows["sp"] == choices[0]))
+        rows["sp"] = np.where(rows["tp"] > 1, rows["sp"], 0)
+
+    n = len(rows["tp"])
+    rows["num_gpus"] = np.full(n, n_gpus, dtype=np.int64)
+    order = np.lexsort([rows[k] for k in reversed(SOFTWARE_COLUMNS)])
+    return {k: rows[k][order].astype(np.float64) for k in SOFTWARE_COLUMNS}
+
+
+def hardware_grid(space: SearchSpace) -> dict[str, np.ndarray]:
+    """The cartesian product of the hardware knobs' values, knob name -> float64 array (in the
+    knob's own unit, see :data:`dse.search.space.KNOBS`), all of one length; row-major in the
+    order of :attr:`SearchSpace.knobs`, each knob's values ascending. No knobs: an empty dict
+    (one hardware point, the scenario's own hardware).
+
+    A knob given as ``values`` contributes them; a range with ``step`` contributes low,
+    low+step, ... <= high. A continuous range (no step) raises :class:`dse.errors.InputError`
+    naming the knob.
+    """
+    grids: list[tuple[str, np.ndarray]] = []
+    for name, knob in space.knobs.items():
+        values = knob.grid()
+        if values is None:
+            raise single(
+                f"hardware.{name}",
+                "continuous knob (low/high without step) has no grid: give values: [...] or a step, "
+                "or search it with mode nested/optuna",
+                f"low {knob.low:g}, high {knob.high:g}", space.source_path)
+        grids.append((name, values))
+    if not grids:
+        return {}
+    mesh = np.meshgrid(*[v for _, v in grids], indexing="ij")
+    return {name: m.ravel().astype(np.float64) for (name, _), m in zip(grids, mesh)}
+
+
+def space_size(space: SearchSpace) -> dict[str, Any]:
+    """How big the discrete parts of a space are.
+
+    Returns ``software`` (GPU count -> number of valid software configurations, for every count
+    of :meth:`SearchSpace.gpu_counts`), ``software_total`` (their sum), ``hardware_points``
+    (points of :func:`hardware_grid`: 1 with no knobs, None when a knob is continuous without
+    ``step``) and ``total`` (software_total * hardware_points; when hardware_points is None,
+    the configurations per hardware point, i.e. software_total).
+    """
+    software = {n: int(len(software_grid(space, n)["tp"])) for n in space.gpu_counts()}
+    total_sw = int(sum(software.values()))
+    knobs = space.knobs
+    if all(k.is_gridable for k in knobs.values()):
+        points = 1
+        for knob in knobs.values():
+            points *= int(len(knob.grid()))
+    else:
+        points = None
+    return {
+        "software": software,
+        "software_total": total_sw,
+        "hardware_points": points,
+        "total": total_sw * (points if points is not None else 1),
+    }

@@ -1,0 +1,777 @@
+"""Search-space files: the fixed parts of a study and the dimensions to explore.
+
+A search space (YAML or JSON; ``search_spaces/`` ships documented examples) holds
+
+* ``scenario``: the fixed parts, a scenario without ``parallel`` and without
+  ``cluster.num_gpus`` (model, precision, workload, cluster overrides, training switches);
+* ``gpus``: the GPU counts to try (a list, a power-of-two range or a linear range);
+* ``parallel``: candidate values of every parallel degree (software dimensions);
+* ``global_batch``: global batch sizes, in sequences or in tokens;
+* ``hardware``: optional hardware knobs, discrete (``values``) or continuous (``low``/``high``);
+* ``train_tokens``, ``objectives``, ``constraints`` and ``search`` settings.
+
+Validation is as strict as for scenarios (:mod:`dse.specs`): unknown keys anywhere, a number
+given as a string (PyYAML reads ``1e-3`` and ``1.0e12`` as strings: write ``1.0e-3`` and
+``1.0e+12``), NaN/inf, empty lists and non-positive degrees are errors. Every problem is
+reported at once as a :class:`dse.errors.InputError` that names the file, the dotted field, the
+given value and what is allowed; the scenario part is validated by
+:func:`dse.scenario.scenario_from_dict` and its fields are prefixed ``scenario.``.
+
+Units: knob values are in the units of their names (``hbm_gb`` GiB = 2**30 bytes, ``hbm_tbps``
+TB/s, ``nvlink_gbps`` GB/s per GPU both directions, ``scaleout_gbitps`` Gbit/s per GPU one
+direction, ``power_w`` W, ``price_per_gpu_hour`` USD, ``peak_scale`` a factor,
+``nvlink_domain`` GPUs); :func:`hardware_columns` converts them to the SI cost-model columns.
+Global batches are in sequences (``tokens`` are converted with ``tokens // seq_len``);
+``train_tokens`` is in tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import numpy as np
+import yaml
+from pydantic import (
+    BaseModel,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from ..errors import FieldProblem, InputError, single
+from ..specs import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Scenario, Spec
+
+# ------------------------------------------------------------------------------ vocabulary
+#: Hardware knobs: name -> (cost-model columns it sets, unit of the knob value and conversion).
+KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
+    "hbm_gb": (("hbm_bytes",), "GiB per GPU (hbm_bytes = x * 2**30)"),
+    "hbm_tbps": (("hbm_bw",), "TB/s per GPU (hbm_bw = x * 1e12 bytes/s)"),
+    "peak_scale": (("peak_flops", "peak_flops_16"), "factor on the GPU's dense peaks (both formats)"),
+    "nvlink_gbps": (("nvlink_bw",), "GB/s per GPU, both directions (nvlink_bw = x * 1e9 / 2 bytes/s)"),
+    "nvlink_domain": (("nvlink_domain",), "GPUs per NVLink domain (an integer)"),
+    "scaleout_gbitps": (("scaleout_bw",), "Gbit/s per GPU, one direction (scaleout_bw = x * 1e9 / 8 bytes/s)"),
+    "price_per_gpu_hour": (("price_per_gpu_hour",), "USD per GPU-hour"),
+    "power_w": (("power_w",), "W per GPU"),
+}
+#: Knobs whose values must be whole numbers.
+INTEGER_KNOBS = ("nvlink_domain",)
+#: Knobs that may be 0 (all others must be > 0).
+NONNEGATIVE_KNOBS = ("price_per_gpu_hour",)
+
+#: Metrics an objective may name (every one is a cost-model output except ``num_gpus``, an
+#: input, and ``time_to_train_s`` = train_tokens / tokens_per_s).
+OBJECTIVE_METRICS = (
+    "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "num_gpus",
+    "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "time_to_train_s",
+    "memory_per_gpu_bytes",
+)
+DEFAULT_OBJECTIVES = (("tokens_per_s", "maximize"), ("num_gpus", "minimize"))
+
+#: Keys the ``scenario`` block accepts (a scenario minus ``parallel`` and ``cluster.num_gpus``).
+SCENARIO_KEYS = ("model", "precision", "workload", "cluster", "training")
+SEARCHABLE_WORKLOADS = ("train", "finetune")
+
+NAME_PATTERN = r"^[A-Za-z0-9._-]+$"
+
+# ------------------------------------------------------------------------------ schema
+FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+Degrees = Annotated[list[PositiveInt], Field(min_length=1)]
+
+
+def _one_or_many(value: Any) -> str:
+    return "<many>" if isinstance(value, list) else "<one>"
+
+
+def _list_or_range(value: Any) -> str | None:
+    if isinstance(value, list):
+        return "<list>"
+    if isinstance(value, dict) or isinstance(value, BaseModel):
+        return "<range>"
+    return None
+
+
+#: A positive integer or a non-empty list of them.
+PositiveInts = Annotated[
+    Union[Annotated[PositiveInt, Tag("<one>")], Annotated[Degrees, Tag("<many>")]],
+    Discriminator(_one_or_many),
+]
+
+
+class GpuRange(Spec):
+    """GPU counts ``min..max``: powers of two (``scale: pow2``) or every ``step`` (linear)."""
+
+    min: PositiveInt
+    max: PositiveInt
+    scale: Literal["pow2", "linear"] = "linear"
+    step: PositiveInt | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "GpuRange":
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        if self.scale == "pow2":
+            bad = [f"{k} {v} is not a power of two" for k, v in (("min", self.min), ("max", self.max))
+                   if v & (v - 1)]
+            if bad:
+                raise ValueError("scale pow2 needs powers of two: " + "; ".join(bad))
+            if self.step is not None:
+                raise ValueError("step is for linear ranges; scale pow2 doubles the count")
+        return self
+
+    def counts(self) -> list[int]:
+        """The GPU counts of the range, ascending."""
+        if self.scale == "pow2":
+            out, n = [], self.min
+            while n <= self.max:
+                out.append(n)
+                n *= 2
+            return out
+        return list(range(self.min, self.max + 1, self.step or 1))
+
+
+GpuCounts = Annotated[
+    Union[Annotated[Degrees, Tag("<list>")], Annotated[GpuRange, Tag("<range>")]],
+    Discriminator(_list_or_range),
+]
+
+SpChoice = Annotated[
+    Union[Annotated[Literal["auto"], Tag("<one>")],
+          Annotated[Annotated[list[bool], Field(min_length=1)], Tag("<many>")]],
+    Discriminator(_one_or_many),
+]
+
+
+class ParallelSpace(Spec):
+    """Candidate values of every parallel degree. ``dp`` is not listed: it is
+    num_gpus / (tp*pp*cp). ``sp: auto`` means sp = (tp > 1); with a list, tp = 1 always runs
+    with sp off (sequence parallelism needs tp > 1)."""
+
+    tp: Degrees = [1, 2, 4, 8]
+    pp: Degrees = [1, 2, 4, 8]
+    vpp: Degrees = [1]
+    cp: Degrees = [1]
+    ep: Degrees = [1]
+    zero: Annotated[list[Annotated[int, Field(strict=True, ge=0, le=3)]], Field(min_length=1)] = [1]
+    sp: SpChoice = "auto"
+    recompute: Annotated[list[Literal["none", "selective", "full"]], Field(min_length=1)] = ["none"]
+    microbatch: Degrees = [1, 2, 4]
+
+
+class GlobalBatchSpace(Spec):
+    """Global batch sizes: ``sequences`` (one or a list) or ``tokens`` (one or a list;
+    sequences = tokens // seq_len)."""
+
+    sequences: PositiveInts | None = None
+    tokens: PositiveInts | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "GlobalBatchSpace":
+        if (self.sequences is None) == (self.tokens is None):
+            raise ValueError("give exactly one of sequences or tokens, e.g. {sequences: 512} or {tokens: 4194304}")
+        return self
+
+    def as_list(self, key: str) -> list[int] | None:
+        value = getattr(self, key)
+        if value is None:
+            return None
+        return list(value) if isinstance(value, list) else [value]
+
+
+class KnobSpec(Spec):
+    """One hardware knob: discrete ``values``, or a range ``low``..``high`` (``log`` for a
+    log-uniform search, ``step`` for a grid low, low+step, ... <= high). Units: the knob's
+    name (see :data:`KNOBS`)."""
+
+    values: Annotated[list[FiniteFloat], Field(min_length=1)] | None = None
+    low: FiniteFloat | None = None
+    high: FiniteFloat | None = None
+    log: bool = False
+    step: PositiveFloat | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "KnobSpec":
+        if self.values is not None:
+            extra = [k for k in ("low", "high", "step") if getattr(self, k) is not None]
+            if self.log:
+                extra.append("log")
+            if extra:
+                raise ValueError(f"give either values or low/high, not both (also given: {', '.join(extra)})")
+            return self
+        if self.low is None or self.high is None:
+            raise ValueError("give values: [...] or a range {low, high} (optionally log: true or step)")
+        if not self.low < self.high:
+            raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
+        if self.log and self.low <= 0:
+            raise ValueError(f"log: true needs low > 0 (given low {self.low:g})")
+        if self.log and self.step is not None:
+            raise ValueError("step cannot be combined with log: true")
+        return self
+
+    @property
+    def is_discrete(self) -> bool:
+        """True when the knob lists its values."""
+        return self.values is not None
+
+    @property
+    def is_gridable(self) -> bool:
+        """True when the knob has a finite grid: listed values, or a range with ``step``."""
+        return self.values is not None or self.step is not None
+
+    def grid(self) -> np.ndarray | None:
+        """The knob's values in its own unit (sorted, unique; a stepped range is
+        low, low+step, ... <= high), or None for a continuous range."""
+        if self.values is not None:
+            return np.unique(np.asarray(self.values, dtype=np.float64))
+        if self.step is None:
+            return None
+        count = int(math.floor((self.high - self.low) / self.step * (1.0 + 1e-12) + 1e-9)) + 1
+        return self.low + self.step * np.arange(count, dtype=np.float64)
+
+
+class HardwareSpace(Spec):
+    """Hardware knobs to explore (all optional); see :data:`KNOBS` for units.
+    ``gpus_per_node`` is not a knob."""
+
+    hbm_gb: KnobSpec | None = None
+    hbm_tbps: KnobSpec | None = None
+    peak_scale: KnobSpec | None = None
+    nvlink_gbps: KnobSpec | None = None
+    nvlink_domain: KnobSpec | None = None
+    scaleout_gbitps: KnobSpec | None = None
+    price_per_gpu_hour: KnobSpec | None = None
+    power_w: KnobSpec | None = None
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _check_knob(cls, knob: KnobSpec | None, info: ValidationInfo) -> KnobSpec | None:
+        if knob is None:
+            return knob
+        name = info.field_name
+        numbers = list(knob.values) if knob.values is not None else [knob.low, knob.high]
+        if knob.step is not None:
+            numbers.append(knob.step)
+        if name in NONNEGATIVE_KNOBS:
+            bad = [v for v in numbers if v < 0]
+            if bad:
+                raise ValueError(f"{name} must be >= 0 (given {', '.join(f'{v:g}' for v in bad)})")
+        else:
+            bad = [v for v in numbers if v <= 0]
+            if bad:
+                raise ValueError(f"{name} must be > 0 (given {', '.join(f'{v:g}' for v in bad)})")
+        if name in INTEGER_KNOBS:
+            bad = [v for v in numbers if not float(v).is_integer()]
+            if bad:
+                raise ValueError(f"{name} takes whole numbers (given {', '.join(f'{v:g}' for v in bad)})")
+        return knob
+
+
+class ObjectiveSpec(Spec):
+    """One objective: a metric and whether to maximize or minimize it."""
+
+    metric: Literal[
+        "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "num_gpus",
+        "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "time_to_train_s",
+        "memory_per_gpu_bytes",
+    ]
+    direction: Literal["maximize", "minimize"]
+
+
+class ConstraintsSpec(Spec):
+    """Limits a configuration must meet to count as feasible (all optional).
+
+    ``max_gpus`` caps the GPU counts; ``min_tokens_per_s`` is in tokens/s;
+    ``max_memory_fraction`` is the fraction of HBM capacity a configuration may use (0-1]."""
+
+    max_gpus: PositiveInt | None = None
+    min_tokens_per_s: NonNegFloat = 0.0
+    max_memory_fraction: Annotated[float, Field(strict=True, gt=0, le=1, allow_inf_nan=False)] = 1.0
+
+
+class SearchSettings(Spec):
+    """How to search: ``mode`` auto (exhaustive when the hardware is discrete and the space has
+    at most ``max_exhaustive`` configurations, else nested) | nested | exhaustive | optuna;
+    ``sampler`` tpe | nsga2 | random; ``n_trials`` and ``batch_size`` for Optuna; ``seed``."""
+
+    mode: Literal["auto", "nested", "exhaustive", "optuna"] = "auto"
+    sampler: Literal["tpe", "nsga2", "random"] = "tpe"
+    n_trials: PositiveInt = 100
+    batch_size: PositiveInt = 8
+    seed: NonNegInt = 0
+    max_exhaustive: PositiveInt = 50_000_000
+
+
+class SpaceSpec(Spec):
+    """The validated content of a search-space file (the ``scenario`` block is checked
+    separately by :func:`dse.scenario.scenario_from_dict`)."""
+
+    name: Annotated[str, Field(strict=True, pattern=NAME_PATTERN)] | None = None
+    description: str | None = None
+    scenario: dict[str, Any]
+    gpus: GpuCounts
+    parallel: ParallelSpace = ParallelSpace()
+    global_batch: GlobalBatchSpace
+    hardware: HardwareSpace = HardwareSpace()
+    train_tokens: PositiveFloat | None = None
+    objectives: Annotated[list[ObjectiveSpec], Field(min_length=1)] = [
+        ObjectiveSpec(metric=m, direction=d) for m, d in DEFAULT_OBJECTIVES
+    ]
+    constraints: ConstraintsSpec = ConstraintsSpec()
+    search: SearchSettings = SearchSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_is_default(cls, data: Any) -> Any:
+        # ``hardware:`` with nothing under it (YAML null) means no knobs
+        if isinstance(data, dict) and "hardware" in data and data["hardware"] is None:
+            data = {k: v for k, v in data.items() if k != "hardware"}
+        return data
+
+    @field_validator("objectives", mode="after")
+    @classmethod
+    def _unique_metrics(cls, objectives: list[ObjectiveSpec]) -> list[ObjectiveSpec]:
+        metrics = [o.metric for o in objectives]
+        repeated = sorted({m for m in metrics if metrics.count(m) > 1})
+        if repeated:
+            raise ValueError(f"each metric may appear once; repeated: {', '.join(repeated)}")
+        return objectives
+
+
+# ------------------------------------------------------------------------------ the space
+@dataclass(frozen=True)
+class SearchSpace:
+    """A validated search space.
+
+    ``spec`` is the validated file content, ``base`` the fixed parts as a
+    :class:`dse.specs.Scenario` (at the smallest GPU count, default parallel plan).
+    ``source_path``/``source_text`` are the file and its text (None for dicts).
+    """
+
+    spec: SpaceSpec
+    base: Scenario
+    source_path: str | None = None
+    source_text: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The study name: ``name`` from the file, else the file's stem, else ``search``."""
+        if self.spec.name:
+            return self.spec.name
+        if self.source_path:
+            stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(self.source_path).stem).strip("-")
+            if stem:
+                return stem
+        return "search"
+
+    def gpu_counts(self) -> list[int]:
+        """The GPU counts to explore, ascending, those above ``constraints.max_gpus`` dropped."""
+        counts = _all_gpu_counts(self.spec)
+        cap = self.spec.constraints.max_gpus
+        return [n for n in counts if cap is None or n <= cap]
+
+    @property
+    def objectives(self) -> list[tuple[str, str]]:
+        """(metric, direction) pairs, direction 'maximize' or 'minimize'."""
+        return [(o.metric, o.direction) for o in self.spec.objectives]
+
+    @property
+    def seq_len(self) -> int:
+        """Tokens per sequence of the model."""
+        return int(self.base.model.seq_len)
+
+    def global_batches(self) -> list[int]:
+        """Candidate global batches in sequences, ascending (tokens // seq_len for ``tokens``)."""
+        return _global_batches(self.spec.global_batch, self.seq_len)
+
+    @property
+    def knobs(self) -> dict[str, KnobSpec]:
+        """The hardware knobs given, name -> :class:`KnobSpec` (values in the knob's unit)."""
+        hw = self.spec.hardware
+        return {name: getattr(hw, name) for name in KNOBS if getattr(hw, name) is not None}
+
+    def is_discrete_hardware(self) -> bool:
+        """True when every knob lists its ``values`` (also True with no knobs)."""
+        return all(k.values is not None for k in self.knobs.values())
+
+    def scenario(self, num_gpus: int) -> Scenario:
+        """The fixed parts as a scenario with ``num_gpus`` GPUs (default parallel plan)."""
+        if isinstance(num_gpus, (bool, np.bool_)) or int(num_gpus) != num_gpus or num_gpus < 1:
+            raise single("num_gpus", "must be a positive integer", num_gpus, self.source_path)
+        n = int(num_gpus)
+        cluster = self.base.cluster.model_copy(update={"num_gpus": n})
+        return self.base.model_copy(update={"cluster": cluster, "name": f"{self.name}-{n}gpus"})
+
+    def base_columns(self, num_gpus: int) -> dict[str, float]:
+        """Cost-model columns (SI units, :data:`dse.costmodel.COLUMNS`) of the fixed parts with
+        ``num_gpus`` GPUs; the plan columns hold the default plan (overwrite them with
+        :func:`dse.search.enumerate.software_grid`)."""
+        from ..api import scenario_columns
+
+        return scenario_columns(self.scenario(num_gpus))
+
+
+def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, Any]:
+    """A new dict of cost-model columns: ``base`` with the knob values applied.
+
+    ``knobs`` maps knob names (:data:`KNOBS`) to values in the knob's unit, scalars or numpy
+    arrays (vectorized). Conversions to SI: hbm_gb -> hbm_bytes = x * 2**30; hbm_tbps ->
+    hbm_bw = x * 1e12 bytes/s; peak_scale multiplies peak_flops and peak_flops_16 (FLOP/s);
+    nvlink_gbps -> nvlink_bw = x * 1e9 / 2 bytes/s (one direction); nvlink_domain -> GPUs;
+    scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; price_per_gpu_hour (USD) and power_w
+    (W) as they are.
+    """
+    unknown = [k for k in knobs if k not in KNOBS]
+    if unknown:
+        raise single("hardware." + unknown[0], f"unknown hardware knob; allowed: {', '.join(KNOBS)}", unknown[0])
+    out = dict(base)
+
+    def value(name: str) -> Any:
+        x = knobs[name]
+        return np.asarray(x, dtype=np.float64) if isinstance(x, (np.ndarray, list, tuple)) else float(x)
+
+    if "hbm_gb" in knobs:
+        out["hbm_bytes"] = value("hbm_gb") * 2.0**30
+    if "hbm_tbps" in knobs:
+        out["hbm_bw"] = value("hbm_tbps") * 1e12
+    if "peak_scale" in knobs:
+        scale = value("peak_scale")
+        out["peak_flops"] = np.asarray(base["peak_flops"], dtype=np.float64) * scale
+        out["peak_flops_16"] = np.asarray(base["peak_flops_16"], dtype=np.float64) * scale
+        if np.ndim(out["peak_flops"]) == 0:
+            out["peak_flops"] = float(out["peak_flops"])
+            out["peak_flops_16"] = float(out["peak_flops_16"])
+    if "nvlink_gbps" in knobs:
+        out["nvlink_bw"] = value("nvlink_gbps") * 1e9 / 2.0
+    if "nvlink_domain" in knobs:
+        out["nvlink_domain"] = value("nvlink_domain")
+    if "scaleout_gbitps" in knobs:
+        out["scaleout_bw"] = value("scaleout_gbitps") * 1e9 / 8.0
+    if "price_per_gpu_hour" in knobs:
+        out["price_per_gpu_hour"] = value("price_per_gpu_hour")
+    if "power_w" in knobs:
+        out["power_w"] = value("power_w")
+    return out
+
+
+# ------------------------------------------------------------------------------ loading
+def load_space(path: str | Path) -> SearchSpace:
+    """Read and validate a search-space file (``.json`` as JSON, anything else as YAML).
+
+    Raises :class:`dse.errors.InputError` naming the file and every bad field.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise single("", f"cannot read file: {err.strerror}", source=str(path)) from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(text, parse_constant=_reject_constant)
+        else:
+            data = yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError, ValueError) as err:
+        raise single("", f"cannot parse file: {err}", source=str(path)) from None
+    return space_from_dict(data, source=str(path), text=text)
+
+
+def space_from_dict(data: Any, source: str | None = None, text: str | None = None) -> SearchSpace:
+    """Validate a search-space mapping. ``source`` (a file name) is named in errors and kept as
+    ``source_path``; ``text`` is kept as ``source_text``."""
+    if not isinstance(data, dict):
+        raise single("", "expected a mapping of keys (scenario, gpus, parallel, global_batch, ...)",
+                     type(data).__name__, source)
+    problems: list[FieldProblem] = []
+    spec: SpaceSpec | None = None
+    try:
+        spec = SpaceSpec.model_validate(data)
+    except ValidationError as err:
+        problems += _problems(err)
+
+    smallest = min(_all_gpu_counts(spec)) if spec is not None else _smallest_gpus(data.get("gpus"))
+    base, scenario_problems = _validate_scenario(data.get("scenario"), smallest)
+    problems += scenario_problems
+
+    if spec is not None:
+        problems += _cross_checks(spec, base)
+    if problems:
+        raise InputError(_dedupe(problems), source)
+    assert spec is not None and base is not None
+    return SearchSpace(spec=spec, base=base, source_path=source, source_text=text)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number")
+
+
+def _all_gpu_counts(spec: SpaceSpec) -> list[int]:
+    gpus = spec.gpus
+    counts = gpus.counts() if isinstance(gpus, GpuRange) else list(gpus)
+    return sorted(set(counts))
+
+
+def _smallest_gpus(raw: Any) -> int:
+    """The smallest GPU count of an unvalidated ``gpus`` value (1 when it cannot tell)."""
+    if isinstance(raw, list):
+        ints = [v for v in raw if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+        return min(ints) if ints else 1
+    if isinstance(raw, dict):
+        v = raw.get("min")
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return v
+    return 1
+
+
+def _global_batches(gb: GlobalBatchSpace, seq_len: int) -> list[int]:
+    seqs = gb.as_list("sequences")
+    if seqs is None:
+        seqs = [t // seq_len for t in gb.as_list("tokens") or []]
+    return sorted(set(seqs))
+
+
+def _validate_scenario(raw: Any, num_gpus: int) -> tuple[Scenario | None, list[FieldProblem]]:
+    """Validate the ``scenario`` block at ``num_gpus`` GPUs; problems prefixed ``scenario.``."""
+    from ..scenario import scenario_from_dict
+
+    if not isinstance(raw, dict):
+        return None, []  # reported by the schema (missing, or not a mapping)
+    problems = []
+    for key in raw:
+        if key == "parallel":
+            problems.append(FieldProblem(
+                "scenario.parallel", "",
+                "the parallel plan is what is searched: list candidate values in the top-level "
+                "'parallel' block (tp, pp, vpp, cp, ep, zero, sp, recompute, microbatch) and the "
+                "batch in 'global_batch'"))
+        elif key not in SCENARIO_KEYS:
+            problems.append(FieldProblem(f"scenario.{key}", "",
+                                         f"unknown key '{key}'; allowed keys: {', '.join(SCENARIO_KEYS)}"))
+    cluster = raw.get("cluster")
+    if isinstance(cluster, dict) and "num_gpus" in cluster:
+        problems.append(FieldProblem("scenario.cluster.num_gpus", _short(cluster["num_gpus"]),
+                                     "the GPU count is searched: give it in the top-level 'gpus' "
+                                     "(a list, {min, max, scale: pow2} or {min, max, step})"))
+    workload = raw.get("workload", "train")
+    if isinstance(workload, str) and workload in ("inference",):
+        problems.append(FieldProblem("scenario.workload", repr(workload),
+                                     f"not searchable yet; allowed: {', '.join(SEARCHABLE_WORKLOADS)}"))
+    data = {k: v for k, v in raw.items() if k in SCENARIO_KEYS}
+    if isinstance(cluster, dict):
+        data["cluster"] = {**{k: v for k, v in cluster.items() if k != "num_gpus"}, "num_gpus": num_gpus}
+    try:
+        base = scenario_from_dict(data)
+    except InputError as err:
+        for p in err.problems:
+            message = p.message
+            if (p.given.startswith("'") and p.given.endswith("'")
+                    and message in ("input should be a valid integer", "input should be a valid number")):
+                message = _string_number_message(p.given[1:-1])
+            if p.field.startswith("cluster.") and message.startswith("unknown key"):
+                message = message.replace("num_gpus, ", "")
+            problems.append(FieldProblem("scenario." + p.field if p.field else "scenario", p.given, message))
+        return None, problems
+    return (None if problems else base), problems
+
+
+def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
+    """Checks that need several fields or the resolved model."""
+    problems = []
+    metrics = [o.metric for o in spec.objectives]
+    if "time_to_train_s" in metrics and spec.train_tokens is None:
+        i = metrics.index("time_to_train_s")
+        problems.append(FieldProblem(f"objectives.{i}.metric", "'time_to_train_s'",
+                                     "time_to_train_s needs train_tokens (tokens to train on, e.g. 1.0e+12)"))
+    cap = spec.constraints.max_gpus
+    counts = _all_gpu_counts(spec)
+    if cap is not None and not any(n <= cap for n in counts):
+        problems.append(FieldProblem("constraints.max_gpus", str(cap),
+                                     f"below every GPU count in gpus (smallest {counts[0]})"))
+    if base is None:
+        return problems
+    if "cost_per_mtok_usd" in metrics and spec.hardware.price_per_gpu_hour is None:
+        from ..hardware import resolve_hardware
+
+        if resolve_hardware(base.cluster, base.precision).price_per_gpu_hour <= 0:
+            i = metrics.index("cost_per_mtok_usd")
+            problems.append(FieldProblem(
+                f"objectives.{i}.metric", "'cost_per_mtok_usd'",
+                f"the {base.cluster.gpu} preset has no price, so every cost would be 0: set "
+                "scenario.cluster.price_per_gpu_hour (USD) or a price_per_gpu_hour knob"))
+    m = base.model
+    s = m.seq_len
+    tokens = spec.global_batch.as_list("tokens")
+    if tokens is not None:
+        small = [t for t in tokens if t < s]
+        if small:
+            problems.append(FieldProblem(
+                "global_batch.tokens", ", ".join(map(str, small)),
+                f"a global batch must hold at least one sequence of seq_len {s} tokens "
+                f"(sequences = tokens // seq_len)"))
+    par = spec.parallel
+    ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
+    if not any(m.heads % t == 0 and m.kv % t == 0 and all(f % t == 0 for f in ffn) for t in par.tp):
+        problems.append(FieldProblem(
+            "parallel.tp", str(par.tp),
+            f"no candidate divides heads {m.heads}, kv_heads {m.kv} and ffn_hidden "
+            f"{'/'.join(map(str, ffn))} of {m.name}"))
+    if not any(s % c == 0 for c in par.cp):
+        problems.append(FieldProblem("parallel.cp", str(par.cp), f"no candidate divides seq_len {s}"))
+    if m.moe is None and 1 not in par.ep:
+        problems.append(FieldProblem("parallel.ep", str(par.ep),
+                                     f"{m.name} is dense: expert parallelism needs experts; use ep: [1]"))
+    if m.moe is not None and not any(m.moe.experts % e == 0 for e in par.ep):
+        problems.append(FieldProblem("parallel.ep", str(par.ep), f"no candidate divides experts {m.moe.experts}"))
+    if not any(m.layers % (p * v) == 0 and (v == 1 or p > 1) for p in par.pp for v in par.vpp):
+        problems.append(FieldProblem(
+            "parallel.pp", f"pp {par.pp}, vpp {par.vpp}",
+            f"no pp*vpp divides layers {m.layers} (vpp > 1 also needs pp > 1)"))
+    return problems
+
+
+# ------------------------------------------------------------------------------ messages
+_NUMBER_ERRORS = ("float_type", "int_type", "float_parsing", "int_parsing", "finite_number")
+_FIELD_HINTS = {
+    "gpus": "a list of GPU counts, {min, max, scale: pow2} or {min, max, step}",
+    "parallel.sp": "auto, or a list of true/false",
+    "global_batch.sequences": "a positive integer or a list of them",
+    "global_batch.tokens": "a positive integer or a list of them",
+}
+
+
+def _yaml_number(text: str) -> str | None:
+    """How to write a number PyYAML (YAML 1.1) reads as a number, or None if ``text`` isn't one."""
+    t = text.strip()
+    try:
+        float(t)
+    except ValueError:
+        return None
+    match = re.fullmatch(r"([+-]?)(\d*)(?:\.(\d*))?[eE]([+-]?)(\d+)", t)
+    if not match:
+        return t
+    sign, whole, frac, esign, exp = match.groups()
+    return f"{sign}{whole or '0'}.{frac or '0'}e{esign or '+'}{exp}"
+
+
+def _string_number_message(text: str) -> str:
+    """What to say about a number given as a string (quoted, or a YAML 1.1 exponent form)."""
+    msg = "must be a number, not a string"
+    fix = _yaml_number(text)
+    if fix is None:
+        return msg
+    if re.search(r"[eE]", text):
+        return msg + (f"; YAML 1.1 (PyYAML) reads an exponent without a dot and a sign as a "
+                      f"string (1e-3, 1.0e12): write {fix}")
+    return msg + f"; write {fix} without quotes"
+
+
+def _problems(err: ValidationError) -> list[FieldProblem]:
+    """Turn pydantic's errors into FieldProblems that say what is allowed."""
+    out = []
+    for e in err.errors():
+        loc = [p for p in e["loc"] if not _is_type_part(p)]
+        field = ".".join(str(p) for p in loc)
+        kind = e["type"]
+        given: Any = e.get("input")
+        plain = ".".join(str(p) for p in loc if not isinstance(p, int))
+        if kind == "extra_forbidden":
+            allowed = _allowed_keys(loc[:-1])
+            msg = f"unknown key '{loc[-1]}'; allowed keys: {', '.join(allowed)}"
+            if plain.startswith("hardware.") and len(loc) == 2:
+                msg = f"unknown hardware knob '{loc[-1]}'; allowed knobs: {', '.join(allowed)}"
+            given = ""
+        elif kind == "missing":
+            msg = "required field is missing"
+            given = ""
+        elif kind in ("literal_error", "enum"):
+            msg = "not an allowed value; allowed: " + e["ctx"]["expected"]
+            if plain in _FIELD_HINTS:
+                msg += f" ({_FIELD_HINTS[plain]})"
+        elif kind == "value_error":
+            msg = str(e["ctx"]["error"]) if "ctx" in e else e["msg"]
+            given = ""
+        elif kind in _NUMBER_ERRORS and isinstance(given, str):
+            msg = _string_number_message(given)
+        elif kind == "finite_number" or (isinstance(given, float) and not math.isfinite(given)):
+            msg = "must be a finite number"
+        elif kind == "int_type" and isinstance(given, float):
+            msg = "must be a whole number (an integer)"
+        elif kind == "too_short" and isinstance(given, list) and not given:
+            msg = "must not be empty"
+            given = ""
+        elif kind in ("union_tag_not_found", "union_tag_invalid", "model_type", "dict_type") and plain in _FIELD_HINTS:
+            msg = "expected " + _FIELD_HINTS[plain]
+        elif kind in ("model_type", "dict_type"):
+            msg = "expected a mapping of keys"
+        elif kind == "string_pattern_mismatch" and plain == "name":
+            msg = "use only letters, digits, '-', '_' and '.'"
+        else:
+            msg = e["msg"].lower()
+        out.append(FieldProblem(field, "" if given == "" else _short(given), msg))
+    return out
+
+
+def _is_type_part(part: Any) -> bool:
+    """Path parts pydantic adds for union members and tags (not user keys)."""
+    if not isinstance(part, str):
+        return False
+    return part.startswith("<") or "[" in part or part in _SPEC_NAMES or part in (
+        "int", "float", "bool", "str", "constrained-int", "constrained-float")
+
+
+def _allowed_keys(loc: list[Any]) -> list[str]:
+    """Field names of the spec class at ``loc`` (for 'unknown key' messages)."""
+    import typing
+
+    def spec_class(annotation: Any) -> Any:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return annotation
+        for arg in typing.get_args(annotation):
+            found = spec_class(arg)
+            if found is not None:
+                return found
+        return None
+
+    cls: Any = SpaceSpec
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = getattr(cls, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        cls = spec_class(field.annotation)
+        if cls is None:
+            return []
+    return list(getattr(cls, "model_fields", {}))
+
+
+_SPEC_NAMES = {c.__name__ for c in (GpuRange, ParallelSpace, GlobalBatchSpace, KnobSpec, HardwareSpace,
+                                    ObjectiveSpec, ConstraintsSpec, SearchSettings, SpaceSpec)}
+
+
+def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
+    seen, out = set(), []
+    for p in problems:
+        key = (p.field, p.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+__all__ = [
+    "KNOBS", "OBJECTIVE_METRICS", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
+    "ParallelSpace", "GlobalBatchSpace", "HardwareSpace", "ObjectiveSpec", "ConstraintsSpec",
+    "SearchSettings", "hardware_columns", "load_space", "space_from_dict",
+]

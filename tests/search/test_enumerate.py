@@ -1,0 +1,207 @@
+"""Enumeration (dse/search/enumerate.py): the software grid is exactly the set of plans whose
+degrees divide, checked against a plain-Python brute force and against the cost model's own
+feasibility bits; the hardware grid is the product of the knob values."""
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from dse.api import RECOMPUTE_CODE
+from dse.costmodel import evaluate_training
+from dse.costmodel.training import OUT_OF_MEMORY
+from dse.errors import InputError
+from dse.search.enumerate import SOFTWARE_COLUMNS, hardware_grid, software_grid, space_size
+from dse.search.space import load_space, space_from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+SPACES = sorted((ROOT / "search_spaces").glob("*.yaml"))
+
+#: A dense model with awkward numbers (40 heads, 40 layers, FFN 13824) and non power-of-two GPUs.
+DENSE = {
+    "scenario": {"model": "llama2-13b", "precision": "bf16", "cluster": {"gpu": "H100-SXM-80GB"}},
+    "gpus": [8, 12, 16, 24, 40],
+    "parallel": {"tp": [1, 2, 3, 4, 5, 8], "pp": [1, 2, 3, 4, 5], "vpp": [1, 2, 4], "cp": [1, 2, 3],
+                 "ep": [1, 2], "zero": [0, 3], "sp": [True, False], "recompute": ["none", "full"],
+                 "microbatch": [1, 2, 3]},
+    "global_batch": {"sequences": [60, 64, 120]},
+}
+#: A mixture of experts with 6 experts and an expert FFN that tp 4 does not divide.
+MOE = {
+    "scenario": {"model": {"preset": "mixtral-8x7b",
+                           "moe": {"experts": 6, "top_k": 2, "expert_ffn_hidden": 14334}},
+                 "cluster": {"gpu": "H100"}},
+    "gpus": [8, 12, 16, 24, 32],
+    "parallel": {"tp": [1, 2, 4, 8], "pp": [1, 2, 4], "vpp": [1, 2], "cp": [1, 2],
+                 "ep": [1, 2, 3, 4, 6, 8], "zero": [1], "sp": "auto", "recompute": ["selective"],
+                 "microbatch": [1, 2]},
+    "global_batch": {"tokens": [262144, 524288, 786432, 1000000]},
+}
+#: Mixtral itself, with sp listed as [true] only.
+MIXTRAL = {
+    "scenario": {"model": "mixtral-8x7b", "cluster": {"gpu": "H100"}},
+    "gpus": {"min": 8, "max": 64, "scale": "pow2"},
+    "parallel": {"tp": [1, 2, 4], "pp": [1, 2, 4], "vpp": [1, 2, 4], "cp": [1, 2], "ep": [1, 2, 4, 8],
+                 "zero": [0, 1], "sp": [True], "recompute": ["none", "full"], "microbatch": [1, 2, 4]},
+    "global_batch": {"sequences": [128, 256]},
+}
+
+
+def brute_force(space, num_gpus):
+    """Every candidate combination with plain loops, kept when the degrees divide."""
+    m, par = space.base.model, space.spec.parallel
+    moe = m.moe
+    rows = set()
+    for tp, pp, cp, ep, vpp, zero, rc, mb, gb in itertools.product(
+            par.tp, par.pp, par.cp, par.ep, par.vpp, par.zero, par.recompute, par.microbatch,
+            space.global_batches()):
+        if num_gpus % (tp * pp * cp):
+            continue
+        dp = num_gpus // (tp * pp * cp)
+        if m.heads % tp or m.kv % tp or m.ffn_hidden % tp:
+            continue
+        if moe is not None and moe.expert_ffn_hidden % tp:
+            continue
+        if m.layers % (pp * vpp) or m.seq_len % cp:
+            continue
+        if gb % (dp * mb):
+            continue
+        if vpp > 1 and (pp < 2 or (gb // (dp * mb)) % pp):
+            continue
+        if moe is not None:
+            if moe.experts % ep or (dp * cp) % ep:
+                continue
+        elif ep != 1:
+            continue
+        if par.sp == "auto":
+            sps = [int(tp > 1)]
+        else:
+            sps = [0] if tp == 1 else sorted({int(v) for v in par.sp})
+        for sp in sps:
+            rows.add((tp, pp, dp, cp, ep, vpp, zero, sp, RECOMPUTE_CODE[rc], mb, gb, num_gpus))
+    return rows
+
+
+def as_rows(grid):
+    return [tuple(float(grid[k][i]) for k in SOFTWARE_COLUMNS) for i in range(len(grid["tp"]))]
+
+
+def check_cost_model_agrees(space, num_gpus, grid):
+    """The cost model flags no grid row for anything but memory."""
+    if not len(grid["tp"]):
+        return
+    cols = dict(space.base_columns(num_gpus))
+    cols.update(grid)
+    mask = evaluate_training(cols, outputs=["infeasible_mask"])["infeasible_mask"].astype(np.int64)
+    bad = mask & ~OUT_OF_MEMORY
+    assert not bad.any(), f"{int(np.count_nonzero(bad))} rows flagged {sorted(set(bad[bad > 0].tolist()))}"
+
+
+# ---------------------------------------------------------------------------- software grid
+@pytest.mark.parametrize("data", [DENSE, MOE, MIXTRAL], ids=["dense", "moe", "mixtral"])
+def test_grid_equals_brute_force(data):
+    space = space_from_dict(data)
+    nonempty = 0
+    for n in space.gpu_counts():
+        grid = software_grid(space, n)
+        rows = as_rows(grid)
+        assert len(rows) == len(set(rows)), "duplicate rows"
+        assert set(rows) == {tuple(map(float, r)) for r in brute_force(space, n)}
+        assert rows == sorted(rows), "rows are sorted lexicographically by SOFTWARE_COLUMNS"
+        nonempty += bool(rows)
+        check_cost_model_agrees(space, n, grid)
+    assert nonempty >= 3
+
+
+def test_grid_columns_and_degree_product():
+    space = space_from_dict(MOE)
+    grid = software_grid(space, 24)
+    assert tuple(grid) == SOFTWARE_COLUMNS
+    n = len(grid["tp"])
+    assert n > 0
+    for k, v in grid.items():
+        assert v.dtype == np.float64 and v.shape == (n,), k
+    np.testing.assert_array_equal(grid["tp"] * grid["pp"] * grid["dp"] * grid["cp"], 24.0)
+    assert set(grid["ep"]) <= {1.0, 2.0, 3.0, 6.0}  # divisors of 6 experts; 4 and 8 never
+    assert 4.0 not in set(grid["tp"])  # expert_ffn_hidden 14334 % 4 != 0
+    np.testing.assert_array_equal(grid["sp"], (grid["tp"] > 1).astype(float))  # sp auto
+
+
+def test_sp_list_at_tp_one_is_off():
+    grid = software_grid(space_from_dict(MIXTRAL), 16)
+    tp1 = grid["tp"] == 1
+    assert tp1.any() and (~tp1).any()
+    assert not grid["sp"][tp1].any() and grid["sp"][~tp1].all()
+
+
+def test_grid_is_deterministic():
+    space = space_from_dict(DENSE)
+    a, b = software_grid(space, 24), software_grid(space, 24)
+    for k in SOFTWARE_COLUMNS:
+        np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_empty_grid_when_nothing_divides():
+    space = space_from_dict({**DENSE, "gpus": [7]})
+    grid = software_grid(space, 7)
+    assert all(len(v) == 0 for v in grid.values()) and tuple(grid) == SOFTWARE_COLUMNS
+
+
+@pytest.mark.parametrize("path", SPACES, ids=[p.stem for p in SPACES])
+def test_shipped_grids_only_fail_on_memory(path):
+    space = load_space(path)
+    for n in space.gpu_counts():
+        grid = software_grid(space, n)
+        np.testing.assert_array_equal(grid["tp"] * grid["pp"] * grid["dp"] * grid["cp"], float(n))
+        check_cost_model_agrees(space, n, grid)
+
+
+# ---------------------------------------------------------------------------- sizes
+def test_space_size_quickstart():
+    space = load_space(ROOT / "search_spaces" / "quickstart.yaml")
+    size = space_size(space)
+    assert set(size["software"]) == {8, 16, 32, 64}
+    for n, count in size["software"].items():
+        assert count == len(software_grid(space, n)["tp"]) == len(brute_force(space, n))
+    assert size["software_total"] == sum(size["software"].values())
+    assert size["hardware_points"] == 1 and size["total"] == size["software_total"]
+
+
+def test_space_size_continuous_hardware():
+    size = space_size(load_space(ROOT / "search_spaces" / "codesign_h100.yaml"))
+    assert size["hardware_points"] is None
+    assert size["total"] == size["software_total"] == size["software"][1024] > 0
+
+
+# ---------------------------------------------------------------------------- hardware grid
+def test_hardware_grid_is_the_product():
+    data = yaml.safe_load((ROOT / "search_spaces" / "quickstart.yaml").read_text())
+    data["hardware"] = {"hbm_gb": {"values": [80, 141, 192]}, "nvlink_domain": {"values": [72, 8]},
+                        "scaleout_gbitps": {"low": 100, "high": 400, "step": 100}}
+    space = space_from_dict(data)
+    grid = hardware_grid(space)
+    assert set(grid) == {"hbm_gb", "nvlink_domain", "scaleout_gbitps"}
+    assert all(len(v) == 3 * 2 * 4 for v in grid.values())
+    points = set(zip(*(grid[k].tolist() for k in ("hbm_gb", "nvlink_domain", "scaleout_gbitps"))))
+    assert points == set(itertools.product([80.0, 141.0, 192.0], [8.0, 72.0], [100.0, 200.0, 300.0, 400.0]))
+    size = space_size(space)
+    assert size["hardware_points"] == 24 and size["total"] == 24 * size["software_total"]
+    assert not space.is_discrete_hardware()  # a stepped range is not a list of values
+    assert hardware_grid(load_space(ROOT / "search_spaces" / "quickstart.yaml")) == {}
+
+
+def test_hardware_grid_step_stops_at_high():
+    data = yaml.safe_load((ROOT / "search_spaces" / "quickstart.yaml").read_text())
+    data["hardware"] = {"peak_scale": {"low": 0.5, "high": 2.0, "step": 0.3}}
+    grid = hardware_grid(space_from_dict(data))
+    np.testing.assert_allclose(grid["peak_scale"], [0.5, 0.8, 1.1, 1.4, 1.7, 2.0])
+
+
+def test_hardware_grid_rejects_continuous_knob():
+    space = load_space(ROOT / "search_spaces" / "codesign_h100.yaml")
+    with pytest.raises(InputError) as info:
+        hardware_grid(space)
+    assert "hardware.scaleout_gbitps" in str(info.value) or "hardware.peak_scale" in str(info.value)
+    assert space.source_path in str(info.value)
