@@ -6,6 +6,7 @@ allowed, so the CLI can print it as is and exit with code 2.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -53,3 +54,29 @@ def _short(value: object, limit: int = 80) -> str:
         return "" if value == "" else "null"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def yaml_number(text: str) -> str | None:
+    """How to write a number PyYAML (YAML 1.1) reads as a number, or None if ``text`` isn't one."""
+    t = text.strip()
+    try:
+        float(t)
+    except ValueError:
+        return None
+    match = re.fullmatch(r"([+-]?)(\d*)(?:\.(\d*))?[eE]([+-]?)(\d+)", t)
+    if not match:
+        return t
+    sign, whole, frac, esign, exp = match.groups()
+    return f"{sign}{whole or '0'}.{frac or '0'}e{esign or '+'}{exp}"
+
+
+def string_number_message(text: str) -> str:
+    """What to say about a number given as a string (quoted, or a YAML 1.1 exponent form)."""
+    msg = "must be a number, not a string"
+    fix = yaml_number(text)
+    if fix is None:
+        return msg
+    if re.search(r"[eE]", text):
+        return msg + (f"; YAML 1.1 (PyYAML) reads an exponent without a dot and a sign as a "
+                      f"string (1e-3, 1.0e12): write {fix}")
+    return msg + f"; write {fix} without quotes"

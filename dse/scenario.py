@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .errors import FieldProblem, InputError, single
+from .errors import FieldProblem, InputError, single, string_number_message
 from .presets import find_gpu, find_model, model_preset, model_table, gpu_table
 from .specs import IGNORED_CASE_KEYS, Scenario
 
@@ -150,7 +150,7 @@ def _problems(err: ValidationError, root: type[BaseModel]) -> list[FieldProblem]
             if isinstance(given, float) and not math.isfinite(given):
                 msg = "must be a finite number"
             elif isinstance(given, str) and kind in ("float_type", "int_type", "float_parsing", "int_parsing"):
-                msg += " (YAML reads 1e12 or 1e-3 as text: write 1.0e+12 or 1.0e-3)"
+                msg = string_number_message(given)
         key = (field, msg)
         if key in seen:
             continue

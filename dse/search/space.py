@@ -47,7 +47,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import FieldProblem, InputError, single
+from ..errors import FieldProblem, InputError, single, string_number_message
 from ..specs import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Scenario, Spec
 
 # ------------------------------------------------------------------------------ vocabulary
@@ -572,7 +572,7 @@ def _validate_scenario(raw: Any, num_gpus: int) -> tuple[Scenario | None, list[F
             message = p.message
             if (p.given.startswith("'") and p.given.endswith("'")
                     and message in ("input should be a valid integer", "input should be a valid number")):
-                message = _string_number_message(p.given[1:-1])
+                message = string_number_message(p.given[1:-1])
             if p.field.startswith("cluster.") and message.startswith("unknown key"):
                 message = message.replace("num_gpus, ", "")
             problems.append(FieldProblem("scenario." + p.field if p.field else "scenario", p.given, message))
@@ -645,32 +645,6 @@ _FIELD_HINTS = {
 }
 
 
-def _yaml_number(text: str) -> str | None:
-    """How to write a number PyYAML (YAML 1.1) reads as a number, or None if ``text`` isn't one."""
-    t = text.strip()
-    try:
-        float(t)
-    except ValueError:
-        return None
-    match = re.fullmatch(r"([+-]?)(\d*)(?:\.(\d*))?[eE]([+-]?)(\d+)", t)
-    if not match:
-        return t
-    sign, whole, frac, esign, exp = match.groups()
-    return f"{sign}{whole or '0'}.{frac or '0'}e{esign or '+'}{exp}"
-
-
-def _string_number_message(text: str) -> str:
-    """What to say about a number given as a string (quoted, or a YAML 1.1 exponent form)."""
-    msg = "must be a number, not a string"
-    fix = _yaml_number(text)
-    if fix is None:
-        return msg
-    if re.search(r"[eE]", text):
-        return msg + (f"; YAML 1.1 (PyYAML) reads an exponent without a dot and a sign as a "
-                      f"string (1e-3, 1.0e12): write {fix}")
-    return msg + f"; write {fix} without quotes"
-
-
 def _problems(err: ValidationError) -> list[FieldProblem]:
     """Turn pydantic's errors into FieldProblems that say what is allowed."""
     out = []
@@ -697,7 +671,7 @@ def _problems(err: ValidationError) -> list[FieldProblem]:
             msg = str(e["ctx"]["error"]) if "ctx" in e else e["msg"]
             given = ""
         elif kind in _NUMBER_ERRORS and isinstance(given, str):
-            msg = _string_number_message(given)
+            msg = string_number_message(given)
         elif kind == "finite_number" or (isinstance(given, float) and not math.isfinite(given)):
             msg = "must be a finite number"
         elif kind == "int_type" and isinstance(given, float):
