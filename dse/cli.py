@@ -1,4 +1,4 @@
-"""The ``dse`` command line: ``dse evaluate`` and ``dse validate``.
+"""The ``dse`` command line: ``evaluate``, ``validate``, ``search``, ``plot`` and ``show``.
 
 A thin layer over :func:`dse.evaluate` and :func:`dse.validate.validate_cases`. Bad input
 (a missing or unparsable file, an unknown key, a wrong type, an unknown preset, a precision the
@@ -33,7 +33,7 @@ def _console(stderr: bool = False) -> Any:
 
     width = None
     if not (sys.stderr if stderr else sys.stdout).isatty() and "COLUMNS" not in os.environ:
-        width = 160
+        width = 200
     return Console(stderr=stderr, width=width, highlight=False, soft_wrap=stderr)
 
 
@@ -178,6 +178,106 @@ def validate(
     errors = [r for r in records if r["status"] == "error"]
     if errors:
         _fail("\n".join(r["reason"] for r in errors))
+
+
+@app.command()
+def search(
+    space: Path = typer.Argument(..., metavar="SPACE", help="A search-space file (search_spaces/*.yaml)."),
+    out: Path | None = typer.Option(None, "--out", help="Results folder [default: results/<study>]."),
+    study_name: str | None = typer.Option(None, "--study-name", help="Optuna study name [default: the space's name]."),
+    storage: str | None = typer.Option(None, "--storage", help="Optuna storage URL [default: the journal file in the results folder]."),
+    n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Completed trials to reach (resumed runs count earlier ones)."),
+    timeout: float | None = typer.Option(None, "--timeout", min=0.0, help="Stop asking new trials after this many seconds."),
+    workers: int = typer.Option(1, "--workers", min=1, help="joblib worker processes scoring trials or chunks."),
+    backend: str = typer.Option("loky", "--backend", help="joblib backend: loky (processes) or threading."),
+    seed: int | None = typer.Option(None, "--seed", help="Sampler seed [default: the space's]."),
+    mode: str | None = typer.Option(None, "--mode", help="nested | exhaustive | optuna | auto [default: the space's]."),
+    sampler: str | None = typer.Option(None, "--sampler", help="tpe | nsga2 | random [default: the space's]."),
+    no_plots: bool = typer.Option(False, "--no-plots", help="Skip the figures (dse plot makes them later)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the table."),
+) -> None:
+    """Run (or resume) a design-space exploration; leave every scored configuration, the Pareto
+    front, figures and a manifest in the results folder."""
+    from .errors import InputError
+
+    if mode not in (None, "nested", "exhaustive", "optuna", "auto"):
+        _fail(f"--mode: not an allowed value; allowed: nested, exhaustive, optuna, auto (given: {mode!r})")
+    if sampler not in (None, "tpe", "nsga2", "random"):
+        _fail(f"--sampler: not an allowed value; allowed: tpe, nsga2, random (given: {sampler!r})")
+    if backend not in ("loky", "threading"):
+        _fail(f"--backend: not an allowed value; allowed: loky, threading (given: {backend!r})")
+    try:
+        from .search.runner import run_search, summary_dict
+
+        summary = run_search(space, out_dir=out, study_name=study_name, storage=storage,
+                             n_trials=n_trials, timeout=timeout, workers=workers, backend=backend,
+                             seed=seed, mode=mode, sampler=sampler, progress=not as_json,
+                             plots=not no_plots)
+    except (InputError, OSError) as err:
+        _bad_input(err, str(space))
+    except ValueError as err:  # e.g. an existing study with other objectives
+        _fail(f"{space}: {err}")
+    if as_json:
+        typer.echo(json.dumps(summary_dict(summary), indent=2, default=str))
+        return
+    from .search.results import render_results, summarize
+
+    report = summary.report
+    console = _console()
+    scored = summary.counts.get("scored", 0)
+    if report.space_size:
+        size = f"{report.space_size:,} configurations; scored {scored:,} ({scored / report.space_size:.1%} of it)"
+    else:
+        size = f"continuous hardware knobs, per point every valid plan; scored {scored:,}"
+    console.print(f"[bold]{summary.study_name}[/]: mode [bold]{summary.mode}[/] ({summary.mode_reason})\n"
+                  f"space: {size}, {summary.counts.get('feasible', 0):,} feasible, in {summary.wall_time_s:.1f} s")
+    if report.trials_total:
+        console.print(f"trials: {report.trials_complete} complete, {report.trials_failed} failed; sampler {report.sampler}")
+    for note in report.notes:
+        console.print(f"note: {note}")
+    top_summary, frame = summarize(summary.out_dir, 5)
+    render_results(console, top_summary, frame)
+    console.print(f"results in {summary.out_dir}/ (configs.parquet, configs.csv, pareto.csv, figures, manifest.json)")
+
+
+@app.command()
+def plot(
+    results_dir: Path = typer.Argument(..., metavar="RESULTS_DIR", help="A results folder (results/<study>)."),
+) -> None:
+    """Regenerate the figures of a search's results folder (PNG and PDF) and print their paths."""
+    from .errors import InputError
+
+    try:
+        from .search.plots import plot_results
+
+        paths = plot_results(results_dir, require_manifest=True)
+    except (InputError, OSError) as err:
+        _bad_input(err, str(results_dir))
+    for path in paths:
+        typer.echo(str(path))
+
+
+@app.command()
+def show(
+    results_dir: Path = typer.Argument(..., metavar="RESULTS_DIR", help="A results folder (results/<study>)."),
+    top: int = typer.Option(10, "--top", min=1, help="How many of the best feasible configurations to list."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object {study, ..., top, pareto}."),
+) -> None:
+    """Summarize a search's results folder: counts, the best configurations, the Pareto front size."""
+    from .errors import InputError
+
+    try:
+        from .search.results import summarize
+
+        summary, frame = summarize(results_dir, top)
+    except (InputError, OSError) as err:
+        _bad_input(err, str(results_dir))
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, allow_nan=False))
+    else:
+        from .search.results import render_results
+
+        render_results(_console(), summary, frame)
 
 
 def main() -> None:

@@ -1,0 +1,426 @@
+"""Paper figures of a results folder, regenerated from its files alone.
+
+:func:`plot_results` reads ``configs.parquet`` (and ``manifest.json`` for the study name and the
+objectives) and writes, as PNG (300 dpi) and PDF (TrueType fonts, no creation date, so the same
+data gives the same bytes):
+
+* ``throughput_vs_gpus``: every feasible configuration as a faint point (tokens/s against GPUs on
+  a log2 axis), a sample of the infeasible ones as grey crosses, the best configuration of each
+  GPU count, and the staircase of the feasible (constrained) Pareto front;
+* ``<y>_vs_<x>``: the same for every other pair of the study's objectives;
+* ``best_breakdown``: where the best configuration's iteration time and memory go.
+
+Sized for one column of a two-column paper (3.5 in wide, 8 pt text), Okabe-Ito colours
+(colour-blind safe), styles set in a ``matplotlib.rc_context`` only: nothing global changes.
+Large tables are sampled for the faint points (drawn rasterized), never for the front.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .pareto import feasible_rows, pareto_front
+from .results import GIB, PLAN_COLUMNS, _atomic, manifest_objectives, read_manifest, read_results, top_configs
+
+#: Okabe & Ito (2008), colour-blind safe.
+OKABE_ITO = {
+    "black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
+    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
+    "grey": "#999999",
+}
+WIDTH_IN = 3.5
+#: Faint points drawn at most (a uniform sample beyond): the front is always exact.
+MAX_POINTS = 20_000
+MAX_INFEASIBLE = 2_000
+SEED = 0
+
+RC = {
+    "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7.5,
+    "ytick.labelsize": 7.5, "legend.fontsize": 7.5, "figure.titlesize": 8,
+    "font.family": "DejaVu Sans",
+    "pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none", "savefig.dpi": 300,
+    "axes.linewidth": 0.6, "axes.spines.top": False, "axes.spines.right": False,
+    "axes.grid": True, "grid.linewidth": 0.4, "grid.alpha": 0.35, "axes.axisbelow": True,
+    "xtick.major.width": 0.6, "ytick.major.width": 0.6, "xtick.minor.width": 0.4, "ytick.minor.width": 0.4,
+    "lines.linewidth": 1.2, "legend.frameon": False, "legend.handlelength": 1.6,
+    "legend.columnspacing": 1.2, "legend.borderaxespad": 0.3,
+}
+
+#: metric -> (axis label, unit, factor from the stored SI value to the unit).
+METRICS: dict[str, tuple[str, str, float]] = {
+    "tokens_per_s": ("throughput", "tokens/s", 1.0),
+    "tokens_per_s_per_gpu": ("throughput per GPU", "tokens/s", 1.0),
+    "samples_per_s": ("throughput", "sequences/s", 1.0),
+    "num_gpus": ("GPUs", "", 1.0),
+    "mfu": ("MFU", "%", 100.0),
+    "hfu": ("HFU", "%", 100.0),
+    "model_tflops_per_gpu": ("model TFLOP/s per GPU", "", 1.0),
+    "iteration_time_s": ("iteration time", "s", 1.0),
+    "memory_per_gpu_bytes": ("memory per GPU", "GiB", 1.0 / GIB),
+    "hbm_bytes": ("HBM per GPU", "GiB", 1.0 / GIB),
+    "exposed_comm_s": ("exposed communication", "s", 1.0),
+    "cost_per_mtok_usd": ("cost", "USD per million tokens", 1.0),
+    "energy_per_token_j": ("energy", "J/token", 1.0),
+    "time_to_train_s": ("time to train", "days", 1.0 / 86400.0),
+    # hardware knobs, in the units of their names
+    "hw.hbm_gb": ("HBM per GPU", "GiB", 1.0),
+    "hw.hbm_tbps": ("HBM bandwidth", "TB/s", 1.0),
+    "hw.nvlink_gbps": ("NVLink bandwidth", "GB/s", 1.0),
+    "hw.nvlink_domain": ("NVLink domain", "GPUs", 1.0),
+    "hw.scaleout_gbitps": ("scale-out bandwidth", "Gbit/s", 1.0),
+    "hw.power_w": ("power per GPU", "W", 1.0),
+    "hw.price_per_gpu_hour": ("price", "USD per GPU-hour", 1.0),
+}
+#: Parts of the iteration time (they add up to it): label, column, colour, hatch.
+TIME_PARTS = (
+    ("compute", "time_compute_s", OKABE_ITO["blue"], None),
+    ("bubble", "time_bubble_s", "#D9D9D9", None),
+    ("exposed TP", "exposed_tp_s", OKABE_ITO["orange"], None),
+    ("exposed EP", "exposed_ep_s", OKABE_ITO["purple"], None),
+    ("exposed CP", "exposed_cp_s", OKABE_ITO["sky"], None),
+    ("exposed FSDP", "exposed_fsdp_s", OKABE_ITO["green"], None),
+    ("exposed PP", "exposed_pp_s", OKABE_ITO["yellow"], None),
+    ("exposed DP", "exposed_dp_s", OKABE_ITO["vermillion"], None),
+    ("overlap slowdown", "time_overlap_slowdown_s", "#FFFFFF", "////"),
+)
+MEMORY_PARTS = (
+    ("weights", "memory_weights_bytes", OKABE_ITO["blue"]),
+    ("gradients", "memory_grads_bytes", OKABE_ITO["sky"]),
+    ("optimizer", "memory_optimizer_bytes", OKABE_ITO["green"]),
+    ("activations", "memory_activations_bytes", OKABE_ITO["orange"]),
+    ("buffers", "memory_buffers_bytes", OKABE_ITO["purple"]),
+    ("reserved", "memory_reserved_bytes", "#D9D9D9"),
+)
+
+
+def metric_label(metric: str) -> str:
+    """Axis label with its unit, e.g. ``throughput (tokens/s)``."""
+    name, unit, _ = METRICS.get(metric, (metric.removeprefix("hw."), "", 1.0))
+    return f"{name} ({unit})" if unit else name
+
+
+def _factor(metric: str) -> float:
+    return METRICS.get(metric, ("", "", 1.0))[2]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
+
+
+def _si(x: float, _pos: Any = None) -> str:
+    """1.5k, 2M, 0.25: short tick labels."""
+    if x == 0 or not math.isfinite(x):
+        return "0"
+    for div, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.3g}{suffix}"
+    return f"{x:.3g}"
+
+
+def _gpus(x: float, _pos: Any = None) -> str:
+    if x <= 0:
+        return ""
+    return f"{x / 1024:g}k" if x >= 8192 and x % 1024 == 0 else f"{x:g}"
+
+
+def _set_scale(ax: Any, axis: str, metric: str, values: np.ndarray) -> None:
+    """log2 for GPU counts, log10 for positive values spanning more than 30x, else linear."""
+    from matplotlib import ticker
+
+    finite = values[np.isfinite(values)]
+    positive = finite.size and (finite > 0).all()
+    spread = finite.max() / finite.min() if positive else 1.0
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    setter = ax.set_xscale if axis == "x" else ax.set_yscale
+    if metric == "num_gpus" or (metric.startswith("hw.") and positive and spread >= 4 and _powers_of_two(finite)):
+        if positive:
+            setter("log", base=2)
+            target.set_major_locator(ticker.FixedLocator(_log2_ticks(finite)))
+            target.set_minor_locator(ticker.NullLocator())
+        else:
+            target.set_major_locator(ticker.MaxNLocator(nbins=6, integer=True))
+        target.set_major_formatter(ticker.FuncFormatter(_gpus))
+        return
+    if positive and spread > 30:
+        setter("log")
+        target.set_major_formatter(ticker.FuncFormatter(_si))
+        target.set_minor_formatter(ticker.NullFormatter())
+    else:
+        target.set_major_locator(ticker.MaxNLocator(nbins=5))
+        target.set_major_formatter(ticker.FuncFormatter(_si))
+
+
+def _log2_ticks(values: np.ndarray, most: int = 7) -> list[float]:
+    """The values themselves when few (GPU counts need not be powers of two), else every n-th
+    power of two across their range."""
+    u = np.unique(values)
+    if u.size <= most:
+        return [float(v) for v in u]
+    lo, hi = int(np.floor(np.log2(u[0]))), int(np.ceil(np.log2(u[-1])))
+    stride = -(-(hi - lo + 1) // most)
+    return [2.0**e for e in range(lo, hi + 1) if (e - lo) % stride == 0]
+
+
+def _powers_of_two(values: np.ndarray) -> bool:
+    u = np.unique(values)
+    return bool(u.size <= 64 and np.allclose(np.log2(u), np.round(np.log2(u))))
+
+
+def _sample(n: int, cap: int) -> np.ndarray:
+    if n <= cap:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(SEED).choice(n, size=cap, replace=False))
+
+
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 10_000 else _si(float(f"{n:.3g}"))
+
+
+def _new_figure(height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(WIDTH_IN, height), layout="constrained")
+
+
+def _save(fig: Any, out: Path, stem: str) -> list[Path]:
+    paths = []
+    for ext in ("png", "pdf"):
+        path = out / f"{stem}.{ext}"
+        kwargs: dict[str, Any] = {"format": ext}
+        if ext == "pdf":
+            kwargs["metadata"] = {"CreationDate": None}
+        with _atomic(path) as fh:
+            fig.savefig(fh, **kwargs)
+        paths.append(path)
+    return paths
+
+
+# ------------------------------------------------------------------------------- front plots
+def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: str | None = None) -> Any:
+    """One objective against another: faint feasible points, grey crosses for a sample of the
+    infeasible, the best ``y`` at each ``x`` (when ``x`` takes few values) and the staircase of
+    the feasible (constrained) Pareto front of the pair. Returns the matplotlib Figure."""
+    (ym, ydir), (xm, xdir) = y, x
+    fig = _new_figure(2.9)
+    ax = fig.add_subplot()
+    df = df[list(dict.fromkeys([xm, ym, *(["feasible"] if "feasible" in df.columns else [])]))]  # small copies
+    ok = feasible_rows(df)
+    bad = df[~df["feasible"].fillna(False).astype(bool).to_numpy()] if "feasible" in df.columns else df.iloc[:0]
+    xf, yf = _factor(xm), _factor(ym)
+
+    def xy(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        return (frame[xm].to_numpy(dtype=float) * xf, frame[ym].to_numpy(dtype=float) * yf)
+
+    legend: dict[str, tuple[Any, str]] = {}  # role -> (handle, label); shown front first
+    if len(bad):
+        idx = _sample(len(bad), MAX_INFEASIBLE)
+        bx, by = xy(bad.iloc[idx])
+        shown = "" if len(idx) == len(bad) else f"; {_si(len(idx))} shown"
+        legend["infeasible"] = (
+            ax.scatter(bx, by, s=6, marker="x", linewidths=0.5, color=OKABE_ITO["grey"], alpha=0.35,
+                       rasterized=True, zorder=1),
+            f"infeasible ({_count(len(bad))}{shown})")
+    if len(ok):
+        idx = _sample(len(ok), MAX_POINTS)
+        fx, fy = xy(ok.iloc[idx])
+        shown = "" if len(idx) == len(ok) else f"; {_si(len(idx))} shown"
+        alpha = float(np.clip(30.0 / math.sqrt(len(idx)), 0.08, 0.6))
+        legend["feasible"] = (
+            ax.scatter(fx, fy, s=5, linewidths=0, color=OKABE_ITO["sky"], alpha=alpha, rasterized=True, zorder=2),
+            f"feasible ({_count(len(ok))}{shown})")
+        xs = ok[xm].to_numpy(dtype=float)
+        if np.unique(xs[np.isfinite(xs)]).size <= 64:  # the best y at each x value
+            col = ok[ym].astype(float)
+            groups = col.groupby(ok[xm].to_numpy())
+            best = ok.loc[(groups.idxmax() if ydir == "maximize" else groups.idxmin()).dropna().to_numpy()]
+            bx, by = xy(best)
+            what = "GPU count" if xm == "num_gpus" else METRICS.get(xm, (xm.removeprefix("hw."),))[0]
+            legend["best"] = (
+                ax.scatter(bx, by, s=24, facecolors="none", edgecolors=OKABE_ITO["vermillion"], linewidths=0.9,
+                           zorder=4),
+                f"best per {what}")
+        front = pareto_front(ok, [y, x], feasible_only=True).sort_values(xm, kind="stable")
+        px, py = xy(front)
+        good = np.isfinite(px) & np.isfinite(py)
+        px, py = px[good], py[good]
+        if px.size:
+            # y is the best reachable for x up to (minimize) or from (maximize) each front point, and
+            # holds beyond the last one up to the edge of the data
+            edge = (np.nanmax if xdir == "minimize" else np.nanmin)(xs * xf)
+            if xdir == "minimize":
+                sx, sy, where = np.append(px, max(edge, px[-1])), np.append(py, py[-1]), "post"
+            else:
+                sx, sy, where = np.insert(px, 0, min(edge, px[0])), np.insert(py, 0, py[0]), "pre"
+            (line,) = ax.step(sx, sy, where=where, color=OKABE_ITO["black"], linewidth=1.2, zorder=5)
+            pts = ax.scatter(px, py, s=12, color=OKABE_ITO["black"], zorder=6, linewidths=0)
+            legend["front"] = ((line, pts), "Pareto front")
+    else:
+        ax.text(0.5, 0.96, "no feasible configuration", transform=ax.transAxes, ha="center", va="top",
+                color=OKABE_ITO["vermillion"])
+    _set_scale(ax, "x", xm, df[xm].to_numpy(dtype=float) * xf)
+    _set_scale(ax, "y", ym, df[ym].to_numpy(dtype=float) * yf)
+    ax.set_xlabel(metric_label(xm))
+    ax.set_ylabel(metric_label(ym))
+    ax.set_title(f"{title + ': ' if title else ''}feasible (constrained) front", loc="left")
+    order = [legend[k] for k in ("front", "best", "feasible", "infeasible") if k in legend]
+    if order:
+        # two columns (filled column by column) when the labels fit across the figure, else one
+        half = -(-len(order) // 2)
+        widest = max(len(lab) for _, lab in order[:half]) + max((len(lab) for _, lab in order[half:]), default=0)
+        leg = fig.legend([h for h, _ in order], [lab for _, lab in order], loc="outside lower center",
+                         ncols=2 if widest <= 46 else 1, handletextpad=0.4, markerscale=1.5)
+        for handle in leg.legend_handles:
+            if handle is not None and handle.get_alpha() is not None:
+                handle.set_alpha(0.9)
+    return fig
+
+
+# ---------------------------------------------------------------------------- breakdown plot
+def _plan_text(row: pd.Series) -> str:
+    def v(c: str) -> float:
+        return float(row[c]) if c in row.index and pd.notna(row[c]) else math.nan
+
+    parts = [f"{v('num_gpus'):g} GPUs:"]
+    for c in ("tp", "pp", "dp", "cp", "ep", "vpp"):
+        if math.isfinite(v(c)) and (v(c) != 1 or c in ("tp", "pp", "dp")):
+            parts.append(f"{c}{v(c):g}")
+    if math.isfinite(v("zero")) and v("zero") > 0:
+        parts.append(f"zero{v('zero'):g}")
+    if v("sp") > 0:
+        parts.append("sp")
+    if v("recompute") > 0:
+        parts.append({1: "sel. recompute", 2: "full recompute"}.get(int(v("recompute")), "recompute"))
+    if math.isfinite(v("microbatch")):
+        parts.append(f"mb{v('microbatch'):g}")
+    if math.isfinite(v("global_batch")):
+        parts.append(f"gb{v('global_batch'):g}")
+    text = " ".join(parts)
+    hw = []
+    for c in row.index:
+        if str(c).startswith("hw.") and pd.notna(row[c]):
+            name, unit, f = METRICS.get(c, (c.removeprefix("hw."), "", 1.0))
+            hw.append(f"{name} {float(row[c]) * f:g}{' ' + unit if unit else ''}")
+    return text + ("\n" + ", ".join(hw) if hw else "")
+
+
+def _stacked(ax: Any, parts: list[tuple[str, float, str, str | None]]) -> list[Any]:
+    left = 0.0
+    handles = []
+    for label, value, color, hatch in parts:
+        bar = ax.barh([0], [value], left=left, height=0.6, color=color, edgecolor="#333333", linewidth=0.4,
+                      hatch=hatch, label=label)
+        handles.append(bar)
+        left += value
+    ax.set_yticks([])
+    ax.set_ylim(-0.45, 0.45)
+    ax.spines["left"].set_visible(False)
+    ax.grid(axis="y", visible=False)
+    return handles
+
+
+def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = None) -> Any:
+    """The time and memory breakdown of one configuration (two panels). Returns the Figure."""
+    fig = _new_figure(3.6)
+    if row is None:
+        ax = fig.add_subplot()
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no feasible configuration", ha="center", va="center", color=OKABE_ITO["vermillion"])
+        return fig
+
+    def val(c: str) -> float:
+        x = float(row[c]) if c in row.index and pd.notna(row[c]) else 0.0
+        return x if math.isfinite(x) else 0.0
+
+    head = "best configuration"
+    if objective is not None and objective[0] in row.index:
+        m, d = objective
+        name, unit, f = METRICS.get(m, (m, "", 1.0))
+        head += f" ({'max' if d == 'maximize' else 'min'} {name}: {_si(float(row[m]) * f)}{' ' + unit if unit else ''})"
+    fig.suptitle(head + "\n" + _plan_text(row), x=0.02, ha="left", linespacing=1.35)
+    panels = fig.subfigures(2, 1, hspace=0.04)
+    legend_kw = {"loc": "outside lower center", "ncols": 3, "handlelength": 1.2, "columnspacing": 1.0,
+                 "handletextpad": 0.4}
+
+    # time per iteration
+    ax = panels[0].add_subplot()
+    time_parts = [(lab, val(c), col, h) for lab, c, col, h in TIME_PARTS if val(c) > 0]
+    handles = _stacked(ax, time_parts)
+    total = sum(p[1] for p in time_parts)
+    it = val("iteration_time_s") or total
+    ax.set_xlim(0, max(it, total) * 1.2 or 1.0)
+    ax.text(total, 0, f" {it:.3g} s", va="center", ha="left")
+    ax.set_xlabel("time per iteration (s)")
+    panels[0].legend(handles, [p[0] for p in time_parts], **legend_kw)
+
+    # memory per GPU
+    ax = panels[1].add_subplot()
+    mem_parts = [(lab, val(c) / GIB, col, None) for lab, c, col in MEMORY_PARTS if val(c) > 0]
+    handles = _stacked(ax, mem_parts)
+    used = sum(p[1] for p in mem_parts)
+    hbm = val("hbm_bytes") / GIB or val("hw.hbm_gb")
+    ax.set_xlim(0, max(used, hbm) * 1.2 or 1.0)
+    labels = [p[0] for p in mem_parts]
+    if hbm > 0:
+        handles.append(ax.axvline(hbm, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.2))
+        labels.append(f"HBM capacity ({hbm:.3g})")
+    ax.text(used, 0, f" {used:.3g} GiB", va="center", ha="left")
+    ax.set_xlabel("memory per GPU (GiB)")
+    panels[1].legend(handles, labels, **legend_kw)
+    return fig
+
+
+# --------------------------------------------------------------------------------- everything
+def _needed_columns(objectives: Sequence[tuple[str, str]]) -> list[str]:
+    cols = ["trial", "feasible", "tokens_per_s", "iteration_time_s", "hbm_bytes", *PLAN_COLUMNS, "hw.*"]
+    cols += [c for _, c, _, _ in TIME_PARTS] + [c for _, c, _ in MEMORY_PARTS]
+    cols += [m for m, _ in objectives]
+    return cols
+
+
+def figure_pairs(objectives: Sequence[tuple[str, str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """(y, x) objective pairs drawn besides throughput vs GPUs: each pair of the study's objectives,
+    the first of the pair on y."""
+    base = {("tokens_per_s", "maximize"), ("num_gpus", "minimize")}
+    return [(a, b) for a, b in combinations(objectives, 2) if {a, b} != base and a[0] != b[0]]
+
+
+def plot_results(out_dir: str | Path, objectives: Sequence[Any] | None = None,
+                 require_manifest: bool = False) -> list[Path]:
+    """Regenerate every figure of a results folder from its files; return the paths written.
+
+    ``objectives`` defaults to the manifest's (or tokens/s up, GPUs down without one: the runner
+    plots before it writes the manifest; ``dse plot`` requires it).
+    """
+    import matplotlib as mpl  # figures are drawn on matplotlib.figure.Figure: no pyplot, no GUI backend
+
+    from .pareto import normalize_objectives
+
+    out = Path(out_dir)
+    manifest = (read_manifest(out) or {}) if out.is_dir() else {}
+    objectives = normalize_objectives(objectives) if objectives is not None else manifest_objectives(manifest)
+    df, manifest = read_results(out, require_manifest=require_manifest, columns=_needed_columns(objectives))
+    if "feasible" not in df.columns:
+        df["feasible"] = True
+    study = manifest.get("study") or out.name
+    written: list[Path] = []
+    with mpl.rc_context(RC):
+        if {"tokens_per_s", "num_gpus"} <= set(df.columns):
+            fig = plot_pair(df, ("tokens_per_s", "maximize"), ("num_gpus", "minimize"), title=study)
+            written += _save(fig, out, "throughput_vs_gpus")
+        for y, x in figure_pairs(objectives):
+            if y[0] in df.columns and x[0] in df.columns:
+                fig = plot_pair(df, y, x, title=study)
+                written += _save(fig, out, f"{_safe(y[0])}_vs_{_safe(x[0])}")
+        present = [o for o in objectives if o[0] in df.columns]
+        top = top_configs(df, present, 1) if present else df.iloc[:0]
+        fig = plot_breakdown(top.iloc[0] if len(top) else None, present[0] if present else None)
+        written += _save(fig, out, "best_breakdown")
+    return written

@@ -1,0 +1,402 @@
+"""The results folder of a search: atomic writes, the CSV exports, reading it back, summaries.
+
+``results/<study>/`` holds ``configs.parquet`` (every scored configuration, one row each, written
+by the runner), ``manifest.json`` (study, mode, objectives, counts, versions) and what
+:func:`finalize` derives from them: ``configs.csv`` (the same table as CSV, for spreadsheets) and
+``pareto.csv`` (the feasible, constrained Pareto front with every column). Every file is written
+to a temporary file in the same folder and renamed into place, so a reader never sees half a
+file and a killed run leaves the previous version.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import FieldProblem, InputError
+from .pareto import normalize_objectives, pareto_front, sort_by_objectives
+
+CONFIGS = "configs.parquet"
+CONFIGS_CSV = "configs.csv"
+PARETO_CSV = "pareto.csv"
+MANIFEST = "manifest.json"
+
+#: Used when a folder has no manifest (yet) or its manifest names no objectives.
+DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num_gpus", "minimize")]
+#: The parallel plan of a configuration, in display order.
+PLAN_COLUMNS = ("num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch",
+                "global_batch")
+#: Columns that say where a row came from, not what it is (ignored when deduplicating).
+ID_COLUMNS = ("trial",)
+#: Metrics in the JSON records of ``dse show`` (those present).
+RECORD_METRICS = (
+    "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "hfu",
+    "model_tflops_per_gpu", "memory_per_gpu_bytes", "hbm_bytes", "exposed_comm_s", "cost_per_mtok_usd",
+    "energy_per_token_j", "time_to_train_s",
+)
+RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
+GIB = 2.0**30
+
+
+# ------------------------------------------------------------------------------- atomic writes
+@contextmanager
+def _atomic(path: Path) -> Iterator[Any]:
+    """A binary file object whose content replaces ``path`` only when the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _arrow(df: pd.DataFrame) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(df, preserve_index=False)
+
+
+def write_table(df: pd.DataFrame, path: str | Path, metadata: Mapping[str, str] | None = None) -> Path:
+    """Write ``df`` (without its index) to ``path`` as Parquet (zstd), atomically.
+
+    ``metadata`` adds key/value pairs (strings) to the file's footer, next to pandas' own.
+    """
+    import pyarrow.parquet as pq
+
+    table = _arrow(df)
+    if metadata:
+        merged = dict(table.schema.metadata or {})
+        merged.update({str(k).encode(): str(v).encode() for k, v in metadata.items()})
+        table = table.replace_schema_metadata(merged)
+    path = Path(path)
+    with _atomic(path) as fh:
+        pq.write_table(table, fh, compression="zstd")
+    return path
+
+
+def read_table_metadata(path: str | Path) -> dict[str, str]:
+    """The key/value metadata of a Parquet file written by :func:`write_table` (pandas' own left out)."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    return {k.decode(): v.decode() for k, v in meta.items() if k != b"pandas"}
+
+
+def write_csv(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``df`` (without its index) as CSV with a header, atomically (pyarrow's fast writer)."""
+    import pyarrow.csv as pcsv
+
+    path = Path(path)
+    with _atomic(path) as fh:
+        pcsv.write_csv(_arrow(df), fh)
+    return path
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    return obj
+
+
+def write_json(obj: Any, path: str | Path) -> Path:
+    """Write ``obj`` as indented JSON, atomically; NaN/inf become null, numpy scalars plain numbers."""
+    path = Path(path)
+    text = json.dumps(_json_safe(obj), indent=2, allow_nan=False) + "\n"
+    with _atomic(path) as fh:
+        fh.write(text.encode())
+    return path
+
+
+# ----------------------------------------------------------------------------------- reading
+def _not_results(path: Path, why: str) -> InputError:
+    return InputError([FieldProblem("RESULTS_DIR", "", f"not a dse results folder: {why}")], source=str(path))
+
+
+def read_manifest(out_dir: str | Path) -> dict[str, Any] | None:
+    """``manifest.json`` of a results folder, or None if there is none (InputError if unreadable)."""
+    path = Path(out_dir) / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise _not_results(Path(out_dir), f"{MANIFEST} cannot be read: {err}") from None
+    if not isinstance(manifest, dict):
+        raise _not_results(Path(out_dir), f"{MANIFEST} is not a JSON object")
+    return manifest
+
+
+def read_results(out_dir: str | Path, require_manifest: bool = True,
+                 columns: Sequence[str] | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``(configs, manifest)`` of a results folder.
+
+    Raises :class:`dse.errors.InputError` ("not a dse results folder: ...") if the folder is
+    missing, or has no (readable) ``configs.parquet`` or ``manifest.json``. Without
+    ``require_manifest`` (the runner plots before it writes the manifest), a missing manifest reads
+    as ``{}``. ``columns`` reads only those columns (names the file lacks are skipped; a name
+    ending in ``*`` is a prefix): a million rows of every column is gigabytes.
+    """
+    out = Path(out_dir)
+    if not out.exists():
+        raise _not_results(out, "the folder does not exist")
+    if not out.is_dir():
+        raise _not_results(out, "it is a file, not a folder")
+    configs = out / CONFIGS
+    if not configs.is_file():
+        raise _not_results(out, f"it has no {CONFIGS}")
+    manifest = read_manifest(out)
+    if manifest is None:
+        if require_manifest:
+            raise _not_results(out, f"it has no {MANIFEST}")
+        manifest = {}
+    import pyarrow.parquet as pq
+
+    try:
+        if columns is not None:
+            names = pq.read_schema(configs).names
+            prefixes = tuple(c[:-1] for c in columns if c.endswith("*"))
+            wanted = [n for n in names if n in columns or (prefixes and n.startswith(prefixes))]
+            df = pq.read_table(configs, columns=wanted).to_pandas()
+        else:
+            df = pq.read_table(configs).to_pandas()
+    except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid is a ValueError
+        raise _not_results(out, f"{CONFIGS} cannot be read: {err}") from None
+    return df, manifest
+
+
+def manifest_objectives(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """The objectives a manifest names, else :data:`DEFAULT_OBJECTIVES`."""
+    objs = (manifest or {}).get("objectives")
+    if not objs:
+        return list(DEFAULT_OBJECTIVES)
+    try:
+        return normalize_objectives(objs)
+    except (KeyError, TypeError, ValueError) as err:
+        raise InputError([FieldProblem("objectives", repr(objs)[:80], f"{MANIFEST}: bad objectives: {err}")]) from None
+
+
+def _check_objectives(df: pd.DataFrame, objectives: Sequence[tuple[str, str]]) -> None:
+    missing = [m for m, _ in objectives if m not in df.columns]
+    if missing and len(df.columns):
+        raise InputError([FieldProblem("objectives", ", ".join(missing), f"not a column of {CONFIGS}")])
+
+
+# ------------------------------------------------------------------------------ deriving files
+def finalize(out_dir: str | Path, objectives: Sequence[Any] | None = None) -> dict[str, int]:
+    """Write ``configs.csv`` and ``pareto.csv`` from ``configs.parquet``; return the counts.
+
+    ``objectives`` is ``[(metric, direction), ...]`` (default: the manifest's, else tokens/s up and
+    GPUs down). ``pareto.csv`` holds every column of the feasible non-dominated configurations,
+    best first by the first objective, each point once. Returns ``{"scored", "feasible", "pareto"}``.
+    """
+    out = Path(out_dir)
+    df, manifest = read_results(out, require_manifest=False)
+    objectives = normalize_objectives(objectives) if objectives is not None else manifest_objectives(manifest)
+    write_csv(df, out / CONFIGS_CSV)
+    if len(df) == 0:
+        front = df
+    else:
+        _check_objectives(df, objectives)
+        front = pareto_front(df, objectives)
+    write_csv(front, out / PARETO_CSV)
+    feasible = int(df["feasible"].fillna(False).astype(bool).sum()) if "feasible" in df.columns else len(df)
+    return {"scored": int(len(df)), "feasible": feasible, "pareto": int(len(front))}
+
+
+def dedupe_configs(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` without repeated configurations: rows equal in every column but ``trial`` (first kept)."""
+    cols = [c for c in df.columns if c not in ID_COLUMNS]
+    if not cols or len(df) < 2:
+        return df
+    return df[~df.duplicated(subset=cols, keep="first").to_numpy()]
+
+
+def top_configs(df: pd.DataFrame, objectives: Sequence[Any], k: int = 10) -> pd.DataFrame:
+    """The best ``k`` feasible configurations, best first by the first objective (ties by the next),
+    each configuration once (a configuration scored by several trials counts once)."""
+    from .pareto import feasible_rows
+
+    objectives = normalize_objectives(objectives)
+    if k <= 0 or len(df) == 0:
+        return df.iloc[:0]
+    ranked = sort_by_objectives(feasible_rows(df), objectives)
+    # Deduplicating a million rows on a hundred columns is slow: only look as far down as needed.
+    take = max(4 * k, 64)
+    while True:
+        head = dedupe_configs(ranked.iloc[:take])
+        if len(head) >= k or take >= len(ranked):
+            return head.iloc[:k]
+        take *= 4
+
+
+# ------------------------------------------------------------------------------ summaries
+def hw_columns(df: pd.DataFrame) -> list[str]:
+    """The hardware-knob columns (``hw.<knob>``) of a results table."""
+    return [c for c in df.columns if str(c).startswith("hw.")]
+
+
+def _plain(name: str, value: Any) -> Any:
+    """One cell as a JSON-ready value."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if name == "sp":
+        return bool(float(value) > 0)
+    if name == "recompute":
+        return RECOMPUTE_NAMES.get(int(round(float(value))), float(value))
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        x = float(value)
+        if not math.isfinite(x):
+            return None
+        if name in PLAN_COLUMNS and x.is_integer():
+            return int(x)
+        return x
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def record_columns(df: pd.DataFrame, objectives: Sequence[tuple[str, str]] = ()) -> list[str]:
+    """The columns of a configuration record: trial, plan, hardware knobs, headline metrics, objectives."""
+    cols = [c for c in ("trial", *PLAN_COLUMNS) if c in df.columns] + hw_columns(df)
+    cols += [m for m in RECORD_METRICS if m in df.columns]
+    cols += [m for m, _ in objectives if m in df.columns and m not in cols]
+    if "feasible" in df.columns:
+        cols.append("feasible")
+    return cols
+
+
+def config_records(df: pd.DataFrame, columns: Sequence[str]) -> list[dict[str, Any]]:
+    """Rows of ``df`` as JSON-ready dicts of ``columns`` (plan degrees as ints, recompute by name)."""
+    return [{c: _plain(c, v) for c, v in zip(columns, row)} for row in df[list(columns)].itertuples(index=False)]
+
+
+def _fmt(x: Any, digits: int = 4) -> str:
+    from ..report import fmt
+
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    return fmt(x if math.isfinite(x) else None, digits)
+
+
+def summarize(out_dir: str | Path, k: int = 10) -> tuple[dict[str, Any], pd.DataFrame]:
+    """What ``dse show`` prints: ``({"study", "mode", "objectives", "counts", "top", "pareto"}, top)``.
+
+    ``top`` and ``pareto`` are JSON-ready records (plan, hardware knobs, headline metrics,
+    objectives) of the best ``k`` feasible configurations and of the feasible Pareto front; the
+    second item is the top-``k`` DataFrame. Reads only the columns it shows.
+    """
+    manifest = read_manifest(out_dir) if Path(out_dir).is_dir() else None
+    objectives = manifest_objectives(manifest)
+    wanted = ["trial", *PLAN_COLUMNS, "hw.*", *RECORD_METRICS, "feasible", *(m for m, _ in objectives)]
+    df, manifest = read_results(out_dir, columns=wanted)
+    _check_objectives(df, objectives)
+    top = top_configs(df, objectives, k)
+    front = pareto_front(df, objectives) if len(df) else df
+    cols = record_columns(df, objectives)
+    feasible = int(df["feasible"].fillna(False).astype(bool).sum()) if "feasible" in df.columns else len(df)
+    counts = dict(manifest.get("counts") or {})
+    counts.update(scored=int(len(df)), feasible=feasible, pareto=int(len(front)))
+    summary = {
+        "study": manifest.get("study") or Path(out_dir).name,
+        "mode": manifest.get("mode"),
+        "objectives": [{"metric": m, "direction": d} for m, d in objectives],
+        "counts": counts,
+        "top": config_records(top, cols),
+        "pareto": config_records(front, cols),
+    }
+    return summary, top
+
+
+def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) -> None:
+    """Print a results folder's summary (from :func:`summarize`) and its top configurations."""
+    from rich.table import Table
+    from rich.text import Text
+
+    objectives = [(o["metric"], o["direction"]) for o in summary["objectives"]]
+    console.print(Text(f"study {summary['study']}", style="bold"))
+    obj_text = ", ".join(f"{d} {m}" for m, d in objectives)
+    console.print(Text(f"mode: {summary.get('mode') or '?'} · objectives: {obj_text}"))
+    counts_text = " · ".join(f"{k.replace('_', ' ')} {_fmt(v) if v is not None else '-'}"
+                             for k, v in summary["counts"].items())
+    console.print(Text(f"counts: {counts_text}"))
+    console.print(Text(f"Pareto front (feasible configurations only): {len(summary['pareto'])} configurations",
+                       style="bold"))
+    console.print()
+    if top.empty:
+        console.print(Text("no feasible configuration", style="bold red"))
+        return
+
+    hw = hw_columns(top)
+    cols: list[tuple[str, str, Any]] = [("#", "", None)]
+    short = {"num_gpus": "GPUs", "recompute": "recomp", "microbatch": "mb", "global_batch": "gbs"}
+    for c in PLAN_COLUMNS:
+        if c in top.columns:
+            cols.append((short.get(c, c), c, None))
+    for c in hw:
+        cols.append((c.removeprefix("hw."), c, None))
+    metric_cols = [
+        ("tokens/s", "tokens_per_s", lambda x: _fmt(x)),
+        ("tokens/s/GPU", "tokens_per_s_per_gpu", lambda x: _fmt(x)),
+        ("MFU %", "mfu", lambda x: f"{100 * x:.1f}"),
+        ("mem GiB", "memory_per_gpu_bytes", lambda x: f"{x / GIB:.1f}"),
+    ]
+    if "cost_per_mtok_usd" in top.columns and (top["cost_per_mtok_usd"].fillna(0) > 0).any():
+        metric_cols.append(("USD/Mtok", "cost_per_mtok_usd", lambda x: f"{x:.3g}"))
+    shown = {c for _, c, _ in metric_cols} | {"num_gpus"}
+    for m, _ in objectives:
+        if m not in shown and m in top.columns and m not in PLAN_COLUMNS and m not in hw:
+            metric_cols.append((m, m, lambda x: _fmt(x)))
+    cols += [c for c in metric_cols if c[1] in top.columns]
+
+    first = f"{'highest' if objectives[0][1] == 'maximize' else 'lowest'} {objectives[0][0]} first"
+    table = Table(title=f"Top {len(top)} feasible configurations ({first})",
+                  title_justify="left", box=None, padding=(0, 1))
+    for header, _, _ in cols:
+        table.add_column(header, justify="left" if header in ("recomp", "sp") else "right", no_wrap=True)
+    for rank, (_, row) in enumerate(top.iterrows(), start=1):
+        cells = [str(rank)]
+        for _, c, f in cols[1:]:
+            v = row[c]
+            if f is not None:
+                cells.append(f(float(v)) if v is not None and math.isfinite(float(v)) else "-")
+            else:
+                p = _plain(c, v)
+                text = "on" if p is True else "off" if p is False else None
+                cells.append(text or (_fmt(p) if isinstance(p, float) else str(p)))
+        table.add_row(*cells)
+    console.print(table)
