@@ -170,10 +170,10 @@ def _tell(study, trial, space: SearchSpace, df: pd.DataFrame) -> tuple[list[floa
         return values, False, (values, 1e6, {})
     values = objective_values(row, space)
     trial.set_constraint(CONSTRAINT, excess)
-    attrs = {key: float(row[key]) for key in
-             ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch")}
-    for key, value in attrs.items():
-        trial.set_user_attr(key, value)
+    # the trial's best plan, as one attribute (each attribute is one storage write)
+    attrs = {"plan": {key: float(row[key]) for key in
+             ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch")}}
+    trial.set_user_attr("plan", attrs["plan"])
     study.tell(trial, values)
     return values, excess <= 0, (values, excess, attrs)
 

@@ -93,6 +93,11 @@ def best_row(df: pd.DataFrame, space: SearchSpace) -> tuple[pd.Series | None, fl
     and how far the least-infeasible configuration misses its memory (GiB; 0 when one fits)."""
     if df.empty:
         return None, float("inf")
+    if len(df) == 1:  # one configuration (pure Optuna mode): no ranking needed
+        row = df.iloc[0]
+        if bool(row["feasible"]):
+            return row, 0.0
+        return row, float(max((row["memory_per_gpu_bytes"] - row["hbm_bytes"]) / 2**30, 1e-3))
     feasible = df[df["feasible"]]
     if feasible.empty:
         excess = (df["memory_per_gpu_bytes"] - df["hbm_bytes"]).clip(lower=0.0) / 2**30

@@ -41,17 +41,30 @@ class SearchSummary:
     files: list[Path]
 
 
+#: Seconds after which a journal lock is taken to be left by a dead process. Optuna's default
+#: (30 s) makes every restart after a kill wait that long; a journal write takes milliseconds.
+LOCK_GRACE_S = 3
+
+
+def journal_storage(path: str | Path):
+    """An append-only journal file storage (several processes on one host may share it)."""
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend, JournalFileSymlinkLock
+
+    path = str(path)
+    return JournalStorage(JournalFileBackend(path, lock_obj=JournalFileSymlinkLock(path, grace_period=LOCK_GRACE_S)))
+
+
 def storage_for(url: str | None, out_dir: Path):
     """The Optuna storage: the journal file in the results folder by default, else any URL."""
     import optuna
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal import JournalFileBackend
 
     if url is None:
-        return JournalStorage(JournalFileBackend(str(out_dir / "study.journal"))), f"journal:{out_dir / 'study.journal'}"
+        path = out_dir / "study.journal"
+        return journal_storage(path), f"journal:{path}"
     if url.endswith(".journal") or url.startswith("journal:"):
         path = url.removeprefix("journal:")
-        return JournalStorage(JournalFileBackend(path)), f"journal:{path}"
+        return journal_storage(path), f"journal:{path}"
     return optuna.storages.get_storage(url), url
 
 
