@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-import dse
 from dse.errors import InputError
 from dse.presets import model_preset
 from dse.scenario import load_jsonl, load_scenario, scenario_from_dict

@@ -207,7 +207,6 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
 
     layer_f = dense_frac * dense_f + moe_frac * moe_f  # mean forward compute per layer
     layer_b = dense_frac * (dense_b + recompute_dense) + moe_frac * (moe_b + recompute_moe)
-    layer_attn_f = attn_f
 
     head_f, head_b = linear(T, h, V / t)  # LM head, then fp32 cross-entropy passes over logits
     head_f = head_f + 12.0 * T * V / t / hbm

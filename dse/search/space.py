@@ -27,7 +27,6 @@ Global batches are in sequences (``tokens`` are converted with ``tokens // seq_l
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -35,7 +34,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import numpy as np
-import yaml
 from pydantic import (
     BaseModel,
     Discriminator,
@@ -48,6 +46,7 @@ from pydantic import (
 )
 
 from ..errors import FieldProblem, InputError, single, string_number_message
+from ..inputs import problems_from, read_document, short
 from ..specs import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Scenario, Spec
 
 # ------------------------------------------------------------------------------ vocabulary
@@ -468,17 +467,7 @@ def load_space(path: str | Path) -> SearchSpace:
     Raises :class:`dse.errors.InputError` naming the file and every bad field.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise single("", f"cannot read file: {err.strerror}", source=str(path)) from None
-    try:
-        if path.suffix.lower() == ".json":
-            data = json.loads(text, parse_constant=_reject_constant)
-        else:
-            data = yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError, ValueError) as err:
-        raise single("", f"cannot parse file: {err}", source=str(path)) from None
+    data, text = read_document(path)
     return space_from_dict(data, source=str(path), text=text)
 
 
@@ -505,10 +494,6 @@ def space_from_dict(data: Any, source: str | None = None, text: str | None = Non
         raise InputError(_dedupe(problems), source)
     assert spec is not None and base is not None
     return SearchSpace(spec=spec, base=base, source_path=source, source_text=text)
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number")
 
 
 def _all_gpu_counts(spec: SpaceSpec) -> list[int]:
@@ -555,7 +540,7 @@ def _validate_scenario(raw: Any, num_gpus: int) -> tuple[Scenario | None, list[F
                                          f"unknown key '{key}'; allowed keys: {', '.join(SCENARIO_KEYS)}"))
     cluster = raw.get("cluster")
     if isinstance(cluster, dict) and "num_gpus" in cluster:
-        problems.append(FieldProblem("scenario.cluster.num_gpus", _short(cluster["num_gpus"]),
+        problems.append(FieldProblem("scenario.cluster.num_gpus", short(cluster["num_gpus"]),
                                      "the GPU count is searched: give it in the top-level 'gpus' "
                                      "(a list, {min, max, scale: pow2} or {min, max, step})"))
     workload = raw.get("workload", "train")
@@ -636,97 +621,18 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
 
 
 # ------------------------------------------------------------------------------ messages
-_NUMBER_ERRORS = ("float_type", "int_type", "float_parsing", "int_parsing", "finite_number")
 _FIELD_HINTS = {
     "gpus": "a list of GPU counts, {min, max, scale: pow2} or {min, max, step}",
     "parallel.sp": "auto, or a list of true/false",
     "global_batch.sequences": "a positive integer or a list of them",
     "global_batch.tokens": "a positive integer or a list of them",
+    "name": "a name of letters, digits, '-', '_' and '.'",
 }
 
 
 def _problems(err: ValidationError) -> list[FieldProblem]:
-    """Turn pydantic's errors into FieldProblems that say what is allowed."""
-    out = []
-    for e in err.errors():
-        loc = [p for p in e["loc"] if not _is_type_part(p)]
-        field = ".".join(str(p) for p in loc)
-        kind = e["type"]
-        given: Any = e.get("input")
-        plain = ".".join(str(p) for p in loc if not isinstance(p, int))
-        if kind == "extra_forbidden":
-            allowed = _allowed_keys(loc[:-1])
-            msg = f"unknown key '{loc[-1]}'; allowed keys: {', '.join(allowed)}"
-            if plain.startswith("hardware.") and len(loc) == 2:
-                msg = f"unknown hardware knob '{loc[-1]}'; allowed knobs: {', '.join(allowed)}"
-            given = ""
-        elif kind == "missing":
-            msg = "required field is missing"
-            given = ""
-        elif kind in ("literal_error", "enum"):
-            msg = "not an allowed value; allowed: " + e["ctx"]["expected"]
-            if plain in _FIELD_HINTS:
-                msg += f" ({_FIELD_HINTS[plain]})"
-        elif kind == "value_error":
-            msg = str(e["ctx"]["error"]) if "ctx" in e else e["msg"]
-            given = ""
-        elif kind in _NUMBER_ERRORS and isinstance(given, str):
-            msg = string_number_message(given)
-        elif kind == "finite_number" or (isinstance(given, float) and not math.isfinite(given)):
-            msg = "must be a finite number"
-        elif kind == "int_type" and isinstance(given, float):
-            msg = "must be a whole number (an integer)"
-        elif kind == "too_short" and isinstance(given, list) and not given:
-            msg = "must not be empty"
-            given = ""
-        elif kind in ("union_tag_not_found", "union_tag_invalid", "model_type", "dict_type") and plain in _FIELD_HINTS:
-            msg = "expected " + _FIELD_HINTS[plain]
-        elif kind in ("model_type", "dict_type"):
-            msg = "expected a mapping of keys"
-        elif kind == "string_pattern_mismatch" and plain == "name":
-            msg = "use only letters, digits, '-', '_' and '.'"
-        else:
-            msg = e["msg"].lower()
-        out.append(FieldProblem(field, "" if given == "" else _short(given), msg))
-    return out
-
-
-def _is_type_part(part: Any) -> bool:
-    """Path parts pydantic adds for union members and tags (not user keys)."""
-    if not isinstance(part, str):
-        return False
-    return part.startswith("<") or "[" in part or part in _SPEC_NAMES or part in (
-        "int", "float", "bool", "str", "constrained-int", "constrained-float")
-
-
-def _allowed_keys(loc: list[Any]) -> list[str]:
-    """Field names of the spec class at ``loc`` (for 'unknown key' messages)."""
-    import typing
-
-    def spec_class(annotation: Any) -> Any:
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            return annotation
-        for arg in typing.get_args(annotation):
-            found = spec_class(arg)
-            if found is not None:
-                return found
-        return None
-
-    cls: Any = SpaceSpec
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        field = getattr(cls, "model_fields", {}).get(part)
-        if field is None:
-            return []
-        cls = spec_class(field.annotation)
-        if cls is None:
-            return []
-    return list(getattr(cls, "model_fields", {}))
-
-
-_SPEC_NAMES = {c.__name__ for c in (GpuRange, ParallelSpace, GlobalBatchSpace, KnobSpec, HardwareSpace,
-                                    ObjectiveSpec, ConstraintsSpec, SearchSettings, SpaceSpec)}
+    """pydantic's errors as FieldProblems, with the space's hints."""
+    return problems_from(err, SpaceSpec, hints=_FIELD_HINTS, key_labels={"hardware": "hardware knob"})
 
 
 def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
@@ -737,11 +643,6 @@ def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
             seen.add(key)
             out.append(p)
     return out
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 __all__ = [

@@ -8,7 +8,6 @@ reproducible (a strict xfail must fail every time).
 """
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

@@ -213,7 +213,7 @@ def test_bad_knob_name_lists_allowed_knobs(tmp_path):
     assert "unknown hardware knob 'gpus_per_node'" in msg
     for knob in KNOBS:
         assert knob in msg
-    assert "gpus_per_node" not in msg.split("allowed knobs:")[1]
+    assert "gpus_per_node" not in msg.split("allowed hardware knobs:")[1]
 
 
 def test_bad_knob_values(tmp_path):
