@@ -126,6 +126,18 @@ def open_study(ctx: SearchContext):
     return study, requeued
 
 
+def start_study(ctx: SearchContext, mode: str):
+    """Open (or resume) the study: (study, report with what was kept, completed trials)."""
+    study, requeued = open_study(ctx)
+    report = DriverReport(mode=mode, space_size=discrete_size(ctx.space), sampler=ctx.sampler)
+    if requeued:
+        report.notes.append(f"re-queued {requeued} trials a previous run left unfinished")
+    done = complete_count(study)
+    if done:
+        report.notes.append(f"{done} completed trials kept from earlier runs")
+    return study, report, done
+
+
 def _exists(ctx: SearchContext) -> bool:
     import optuna
 
@@ -189,15 +201,9 @@ class NestedDriver:
         from joblib import delayed
 
         space = ctx.space
-        study, requeued = open_study(ctx)
-        report = DriverReport(mode=self.mode, space_size=discrete_size(space), sampler=ctx.sampler)
-        if requeued:
-            report.notes.append(f"re-queued {requeued} trials a previous run left unfinished")
+        study, report, done = start_study(ctx, self.mode)
         counts = space.gpu_counts()
         start = time.monotonic()
-        done = complete_count(study)
-        if done:
-            report.notes.append(f"{done} completed trials kept from earlier runs")
         seen = _completed_points(study, space)  # hardware point -> what its trial was told
         with _parallel(ctx) as parallel:
             while done < ctx.n_trials and not _timed_out(ctx, start):
@@ -282,13 +288,9 @@ class OptunaDriver:
         from ..costmodel import evaluate_training
 
         space = ctx.space
-        study, requeued = open_study(ctx)
-        report = DriverReport(mode=self.mode, space_size=discrete_size(space), sampler=ctx.sampler)
-        if requeued:
-            report.notes.append(f"re-queued {requeued} trials a previous run left unfinished")
+        study, report, done = start_study(ctx, self.mode)
         counts = space.gpu_counts()
         start = time.monotonic()
-        done = complete_count(study)
         while done < ctx.n_trials and not _timed_out(ctx, start):
             batch = min(ctx.batch_size, ctx.n_trials - done)
             trials = [study.ask() for _ in range(batch)]
