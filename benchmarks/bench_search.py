@@ -113,20 +113,25 @@ def main() -> None:
         stream = io.StringIO()
         stats = pstats.Stats(profile, stream=stream)
         total = stats.total_tt
-        by_area = {"optuna sampler (ask/tell)": 0.0, "cost model": 0.0, "storage (journal)": 0.0,
-                   "parquet/results files": 0.0}
-        for (filename, _, name), (_, _, tottime, _, _) in stats.stats.items():
-            if "optuna/samplers" in filename or "optuna/_hypervolume" in filename or "optuna/_gp" in filename:
-                by_area["optuna sampler (ask/tell)"] += tottime
-            elif "dse/costmodel" in filename:
-                by_area["cost model"] += tottime
-            elif "optuna/storages" in filename:
-                by_area["storage (journal)"] += tottime
-            elif "pyarrow" in filename or "dse/search/results" in filename:
-                by_area["parquet/results files"] += tottime
-        shares = {k: round(v / total * 100, 1) for k, v in by_area.items()}
+        # cumulative time of the entry points of each stage (they do not nest in one another)
+        stages = {
+            "storage writes (journal append, fsync, file lock)": ("optuna/storages/journal/_storage.py", "_write_log"),
+            "storage reads (journal replay)": ("optuna/storages/journal/_storage.py", "_sync_with_backend"),
+            "sampler (TPE ask)": ("optuna/samplers/_tpe/sampler.py", "sample_relative"),
+            "sampler (TPE independent)": ("optuna/samplers/_tpe/sampler.py", "sample_independent"),
+            "cost model": ("dse/costmodel/training.py", "evaluate_training"),
+            "shard files (parquet)": ("dse/search/drivers.py", "write_shard"),
+            "merge, CSV, Pareto": ("dse/search/runner.py", "finalize_run"),
+        }
+        shares = {}
+        for name, (file_part, func) in stages.items():
+            cum = sum(v[3] for (f, _, fn), v in stats.stats.items() if file_part in f and fn == func)
+            shares[name] = round(cum / total * 100, 1)
+        score = sum(v[3] for (f, _, fn), v in stats.stats.items() if "dse/search/evaluation.py" in f and fn == "score_point")
+        shares["table building around the cost model (pandas)"] = round((score / total * 100) - shares["cost model"], 1)
+        shares = dict(sorted(shares.items(), key=lambda kv: -kv[1]))
         figures["profile_nested_tpe_pct"] = shares
-        print("profile of one nested TPE run (share of the run's own time): "
+        print(f"profile of one nested TPE run, {total:.2f} s in one process (share of the run): "
               + ", ".join(f"{k} {v}%" for k, v in shares.items()))
     print(json.dumps(figures))
 
