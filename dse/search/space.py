@@ -57,12 +57,14 @@ KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
     "peak_scale": (("peak_flops", "peak_flops_16"), "factor on the GPU's dense peaks (both formats)"),
     "nvlink_gbps": (("nvlink_bw",), "GB/s per GPU, both directions (nvlink_bw = x * 1e9 / 2 bytes/s)"),
     "nvlink_domain": (("nvlink_domain",), "GPUs per NVLink domain (an integer)"),
+    "gpus_per_node": (("nvlink_domain",), "GPUs per server, whose NVLink switch joins them (an integer; "
+                      "sets the NVLink domain unless nvlink_domain is a knob too)"),
     "scaleout_gbitps": (("scaleout_bw",), "Gbit/s per GPU, one direction (scaleout_bw = x * 1e9 / 8 bytes/s)"),
     "price_per_gpu_hour": (("price_per_gpu_hour",), "USD per GPU-hour"),
     "power_w": (("power_w",), "W per GPU"),
 }
 #: Knobs whose values must be whole numbers.
-INTEGER_KNOBS = ("nvlink_domain",)
+INTEGER_KNOBS = ("nvlink_domain", "gpus_per_node")
 #: Knobs that may be 0 (all others must be > 0).
 NONNEGATIVE_KNOBS = ("price_per_gpu_hour",)
 
@@ -237,14 +239,14 @@ class KnobSpec(Spec):
 
 
 class HardwareSpace(Spec):
-    """Hardware knobs to explore (all optional); see :data:`KNOBS` for units.
-    ``gpus_per_node`` is not a knob."""
+    """Hardware knobs to explore (all optional); see :data:`KNOBS` for units."""
 
     hbm_gb: KnobSpec | None = None
     hbm_tbps: KnobSpec | None = None
     peak_scale: KnobSpec | None = None
     nvlink_gbps: KnobSpec | None = None
     nvlink_domain: KnobSpec | None = None
+    gpus_per_node: KnobSpec | None = None
     scaleout_gbitps: KnobSpec | None = None
     price_per_gpu_hour: KnobSpec | None = None
     power_w: KnobSpec | None = None
@@ -424,6 +426,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
     arrays (vectorized). Conversions to SI: hbm_gb -> hbm_bytes = x * 2**30; hbm_tbps ->
     hbm_bw = x * 1e12 bytes/s; peak_scale multiplies peak_flops and peak_flops_16 (FLOP/s);
     nvlink_gbps -> nvlink_bw = x * 1e9 / 2 bytes/s (one direction); nvlink_domain -> GPUs;
+    gpus_per_node -> nvlink_domain (servers whose NVLink switch joins their GPUs) unless
+    nvlink_domain is set too;
     scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; price_per_gpu_hour (USD) and power_w
     (W) as they are.
     """
@@ -447,6 +451,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
         if np.ndim(out["peak_flops"]) == 0:
             out["peak_flops"] = float(out["peak_flops"])
             out["peak_flops_16"] = float(out["peak_flops_16"])
+    if "gpus_per_node" in knobs and "nvlink_domain" not in knobs:
+        out["nvlink_domain"] = value("gpus_per_node")
     if "nvlink_gbps" in knobs:
         out["nvlink_bw"] = value("nvlink_gbps") * 1e9 / 2.0
     if "nvlink_domain" in knobs:
