@@ -117,7 +117,7 @@ def two_stream_layer(compute, comms):
     return serial + bound, exposed, hidden
 
 
-def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[str, np.ndarray]:
     t, pp, dp, cp, ep, vpp = c["tp"], c["pp"], c["dp"], c["cp"], c["ep"], c["vpp"]
     b, s, h, V = c["microbatch"], c["seq_len"], c["hidden"], c["vocab"]
     a, g, d, f = c["heads"], c["kv_heads"], c["head_dim"], c["ffn_hidden"]
@@ -458,7 +458,38 @@ def _evaluate(c: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
         + out["exposed_pp_s"] + out["exposed_dp_s"]
     )
     out["feasible"] = (mask == 0).astype(np.float64)
+    if detail:
+        # the per-layer quantities behind the closed form, for laying out one schedule
+        # (dse.trace): mean forward/backward op times of one layer on one microbatch, s
+        moe_w = moe_frac * np.where(is_moe, 1.0, 0.0)
+        out.update({
+            "detail_layers_per_stage": L,
+            "detail_qkv_f": qkv_f, "detail_qkv_b": qkv_b, "detail_out_f": out_f, "detail_out_b": out_b,
+            "detail_attn_f": attn_f, "detail_attn_b": attn_b,
+            "detail_ffn_f": (1.0 - moe_w) * ffn + moe_w * moe_ffn,
+            "detail_ffn_b": (1.0 - moe_w) * ffn_b + moe_w * moe_ffn_b,
+            "detail_elem_f": dense_frac * elem_f + moe_frac * elem_moe_f,
+            "detail_recompute": dense_frac * recompute_dense + moe_frac * recompute_moe,
+            "detail_layer_f": layer_f, "detail_layer_b": layer_b,
+            "detail_layer_f_time": fwd_time, "detail_layer_b_time": bwd_time,
+            "detail_tp_f": tp_f, "detail_tp_b": tp_b, "detail_ep_f": ep_f, "detail_ep_b": ep_b,
+            "detail_cp_f": cp_f, "detail_cp_b": cp_b, "detail_fsdp_f": fsdp_f, "detail_fsdp_b": fsdp_b,
+            "detail_tp_exposed_f": fwd_exposed[0], "detail_tp_exposed_b": bwd_exposed[0],
+            "detail_ep_exposed_f": fwd_exposed[1], "detail_ep_exposed_b": bwd_exposed[1],
+            "detail_head_f": head_f, "detail_head_b": head_b, "detail_fsdp_first": fsdp_first,
+            "detail_p2p": p2p_one, "detail_grad_sync": grad_sync, "detail_param_sync": param_sync,
+            "detail_grad_exposed": grad_exp, "detail_param_exposed": param_exp,
+            "detail_optimizer": optimizer, "detail_slowdown_per_layer": slow * hidden_layer,
+            "detail_step_last": step_last,
+        })
     return {k: np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for k, v in out.items()}
+
+
+def evaluate_training_detail(batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """:func:`evaluate_training` plus the per-layer op times (``detail_*``) behind it, for
+    laying out the schedule of a few configurations (not for sweeps)."""
+    cols, n = broadcast_columns(batch)
+    return _evaluate(cols, n, detail=True)
 
 
 #: Names of the arrays :func:`evaluate_training` returns.
