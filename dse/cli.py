@@ -120,6 +120,10 @@ def evaluate(
         ..., metavar="SCENARIO", help="Scenario file (YAML or JSON), or FILE.jsonl:ID for one validation case."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+    trace: Path | None = typer.Option(None, "--trace", help="Write the two-stream schedule of one iteration as a "
+                                      "Chrome/Perfetto trace (JSON; open it in ui.perfetto.dev)."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write the time breakdown and the stream timeline "
+                                     "(PNG and PDF) into this folder."),
 ) -> None:
     """Evaluate one scenario: throughput, MFU, memory per GPU and where the time goes."""
     from .errors import InputError
@@ -138,10 +142,30 @@ def evaluate(
     row = frame.iloc[0]
     rec = evaluation_record(row, source=label)
     rec["name"] = rec["name"] or Path(label.split(":")[0]).stem
+    written: list[Path] = []
+    try:
+        if trace is not None or plot is not None:
+            from .trace import chrome_trace, scenario_trace
+
+            events, meta = scenario_trace(spec)
+            if trace is not None:
+                from .search.results import write_json
+
+                written.append(write_json(chrome_trace(events, meta), trace))
+            if plot is not None:
+                from .trace_plot import plot_breakdown, plot_timeline
+
+                written += plot_breakdown(row.to_dict(), plot) + plot_timeline(events, meta, plot)
+    except OSError as err:
+        _bad_input(err, str(trace or plot))
     if as_json:
+        if written:
+            rec["files"] = [str(p) for p in written]
         typer.echo(json.dumps(rec, indent=2, allow_nan=False))
     else:
         render_evaluation(_console(), rec)
+        for path in written:
+            typer.echo(f"wrote {path}")
 
 
 @app.command()
@@ -150,6 +174,10 @@ def validate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object {cases, summary}."),
     source: str | None = typer.Option(
         None, "--source", help="Only cases whose source contains this text (any case)."
+    ),
+    plot: Path | None = typer.Option(
+        None, "--plot", metavar="DIR",
+        help="Also draw predicted against measured: DIR/validation.png and .pdf, points in DIR/validation.csv.",
     ),
 ) -> None:
     """Predict published measurements and report the error per case and per source.
@@ -175,6 +203,15 @@ def validate(
         from .report import render_validation
 
         render_validation(_console(), records, summary)
+    if plot is not None:
+        try:
+            from .validation_plot import save_validation
+
+            paths = save_validation(cases, summary, plot)
+        except OSError as err:
+            _fail(f"--plot {plot}: cannot write the figure: {err.strerror or err}")
+        if not as_json:
+            typer.echo("figure: " + ", ".join(str(p) for p in paths))
     errors = [r for r in records if r["status"] == "error"]
     if errors:
         _fail("\n".join(r["reason"] for r in errors))
@@ -278,6 +315,76 @@ def show(
         from .search.results import render_results
 
         render_results(_console(), summary, frame)
+
+
+@app.command()
+def whatif(
+    scenario: str = typer.Argument(
+        ..., metavar="SCENARIO", help="Scenario file (YAML or JSON), or FILE.jsonl:ID for one validation case."
+    ),
+    vary: list[str] = typer.Option(
+        [], "--vary", metavar="KNOB=RANGE",
+        help="A hardware knob and its values: KNOB=V1,V2,... | KNOB=LO:HI:N | KNOB=LO:HI:N:log. Knobs: hbm_gb, "
+             "hbm_tbps, peak_scale, nvlink_gbps, nvlink_domain, gpus_per_node, scaleout_gbitps, "
+             "price_per_gpu_hour, power_w, num_gpus. Repeat for a grid.",
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default: results/whatif-SCENARIO_STEM)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+    no_plots: bool = typer.Option(False, "--no-plots", help="Write the CSV files only."),
+) -> None:
+    """Best software configuration per hardware point: curves and heatmaps of the best throughput
+    (cost, energy) against hardware knobs, the elasticity of the best plan to each knob and the
+    resource that bounds it. Without --vary: only the sensitivity and the bottleneck."""
+    from .errors import InputError
+
+    from .whatif import parse_vary
+
+    grid: dict[str, Any] = {}
+    for text in vary:
+        try:
+            name, values = parse_vary(text)
+        except InputError as err:
+            _bad_input(err)
+        if name in grid:
+            _fail(f"invalid input: --vary: {name} is given twice; give each knob once (given: {text!r})")
+        grid[name] = values
+    label = scenario
+    try:
+        spec, label = _load(scenario)
+        from .whatif import figure_note, out_dir_for, plot_whatif, to_record
+        from .whatif import whatif as run_whatif
+
+        result = run_whatif(spec, grid)
+        folder = out if out is not None else out_dir_for(scenario)
+        paths = plot_whatif(result, folder, figures=not no_plots)
+    except (InputError, OSError) as err:
+        _bad_input(err, label)
+
+    if as_json:
+        rec = to_record(result)
+        rec["files"] = [str(p) for p in paths]
+        typer.echo(json.dumps(rec, indent=2, allow_nan=False))
+        return
+    from .whatif import report_renderables
+
+    console = _console()
+    for item in report_renderables(result):
+        console.print(item)
+    note = figure_note(result) if not no_plots else "--no-plots: no figure"
+    files = ", ".join(p.name for p in paths)
+    console.print(f"written to {folder}/: {files}" + (f" ({note})" if note else ""))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def figures(ctx: typer.Context) -> None:
+    """Regenerate every paper figure into results/figures/ (runs scripts/make_figures of this
+    checkout with this Python; options such as --quick, --only, --docs pass through)."""
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "make_figures"
+    if not script.exists():
+        _fail(f"{script}: not found; `dse figures` needs a source checkout of dse")
+    raise typer.Exit(subprocess.run([sys.executable, str(script), *ctx.args]).returncode)
 
 
 def main() -> None:

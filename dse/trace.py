@@ -12,7 +12,6 @@ iteration time exactly. Open the file in ui.perfetto.dev or chrome://tracing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

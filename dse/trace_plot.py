@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .trace import COMM, COMPUTE, Event
+from .trace import COMPUTE, Event
 
 #: Okabe-Ito colours per kind of operation.
 KIND_COLOURS = {

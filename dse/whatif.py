@@ -1,0 +1,1165 @@
+"""Hardware what-ifs: the best software configuration of every hardware point, and its sensitivity.
+
+``dse whatif SCENARIO --vary KNOB=RANGE [--vary ...]`` answers "what would this training run
+gain from a faster NIC, a larger NVLink domain, more HBM, ...?". For every point of the cartesian
+product of the varied knobs (:data:`dse.search.space.KNOBS`, plus ``num_gpus``), every valid
+parallel plan of the scenario (:func:`software_space`) is scored in one vectorized call
+(:func:`dse.search.evaluation.score_point`) and the best feasible one by tokens/s is kept, so each
+point is the best the software can do on that hardware; curves and heatmaps of the best
+throughput (and cost, energy) against the knobs follow (:func:`plot_whatif`).
+
+At the scenario's own hardware, :func:`sensitivity` gives the elasticity of the best plan's
+throughput to each knob, (dT/T)/(dk/k), and :func:`bottleneck` splits its iteration time into
+compute (at the FLOP/s roofline or HBM-bound), pipeline bubble, exposed communication on NVLink
+and on the scale-out network, and checks memory capacity, naming the resource that bounds it.
+
+Units: SI inside (the cost-model columns); knob values at the edges in the units of their names
+(``hbm_gb`` GiB, ``hbm_tbps`` TB/s, ``nvlink_gbps`` GB/s both directions, ``scaleout_gbitps``
+Gbit/s one direction, ``peak_scale`` a factor, ``nvlink_domain`` and ``num_gpus`` GPUs). Nothing
+here prints.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import FieldProblem, InputError, single
+from .search.space import INTEGER_KNOBS, KNOBS, NONNEGATIVE_KNOBS, SearchSpace, hardware_columns, space_from_dict
+from .specs import Scenario
+
+GIB = 2.0**30
+
+#: Names ``--vary`` accepts: the hardware knobs and the GPU count.
+VARY_KNOBS: tuple[str, ...] = (*KNOBS, "num_gpus")
+#: Varied dimensions that take whole numbers.
+WHOLE_KNOBS = (*INTEGER_KNOBS, "num_gpus")
+#: Most hardware points one what-if scores (each scores every valid plan).
+MAX_POINTS = 10_000
+#: Forms of a ``--vary`` argument, for error messages.
+VARY_FORMS = "KNOB=V1,V2,... (a list), KNOB=LO:HI:N (N linear points) or KNOB=LO:HI:N:log (N log-spaced points)"
+
+#: Default candidate degrees of the software space (the scenario's own values are added).
+DEFAULT_PARALLEL: dict[str, list[Any]] = {
+    "tp": [1, 2, 4, 8],
+    "pp": [1, 2, 4, 8, 16],
+    "vpp": [1, 2, 4],
+    "cp": [1, 2],
+    "zero": [0, 1, 2, 3],
+    "recompute": ["none", "selective", "full"],
+    "microbatch": [1, 2, 4, 8],
+}
+DENSE_EP = [1]
+MOE_EP = [1, 2, 4, 8]
+
+#: Knobs of the sensitivity analysis, in output order.
+SENSITIVITY_KNOBS = ("peak_scale", "hbm_tbps", "hbm_gb", "nvlink_gbps", "scaleout_gbitps", "nvlink_domain")
+#: What each knob stands for (the resource).
+RESOURCE = {
+    "peak_scale": "compute (peak FLOP/s)",
+    "hbm_tbps": "memory bandwidth",
+    "hbm_gb": "memory capacity",
+    "nvlink_gbps": "NVLink bandwidth",
+    "scaleout_gbitps": "scale-out bandwidth",
+    "nvlink_domain": "NVLink domain size",
+    "gpus_per_node": "GPUs per server",
+    "price_per_gpu_hour": "price",
+    "power_w": "power",
+    "num_gpus": "GPU count",
+}
+#: Units of the knobs, for tables and axes.
+UNITS = {
+    "hbm_gb": "GiB", "hbm_tbps": "TB/s", "peak_scale": "x", "nvlink_gbps": "GB/s",
+    "nvlink_domain": "GPUs", "gpus_per_node": "GPUs", "scaleout_gbitps": "Gbit/s",
+    "price_per_gpu_hour": "USD/GPU-h", "power_w": "W", "num_gpus": "GPUs",
+}
+#: NVLink domain sizes the sensitivity steps between (HGX servers, NVL36/72/144/576 racks).
+DOMAIN_CANDIDATES = (1, 2, 4, 8, 16, 32, 36, 64, 72, 144, 288, 576, 1152, 2304, 4608, 9216)
+
+#: The knob that buys more of the resource behind each time share (the bubble shrinks with compute).
+SHARE_KNOB = {"compute": "peak_scale", "memory_bandwidth": "hbm_tbps", "nvlink": "nvlink_gbps",
+              "scaleout": "scaleout_gbitps", "pipeline_bubble": "peak_scale"}
+#: Names :func:`bottleneck` may return.
+BOTTLENECKS = ("compute", "memory_bandwidth", "memory_capacity", "nvlink", "scaleout", "pipeline_bubble",
+               "overlap_slowdown")
+#: A plan using more than this fraction of HBM is bound by memory capacity.
+CAPACITY_FRACTION = 0.9
+#: More HBM "changes the best plan" when +rel_step HBM gains more than this fraction of throughput.
+CAPACITY_GAIN = 0.005
+
+RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
+RECOMPUTE_CODES = {v: float(k) for k, v in RECOMPUTE_NAMES.items()}
+PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch")
+#: Time columns kept per point; the parts (compute .. overlap slowdown) add up to iteration_time_s.
+TIME_COLUMNS = (
+    "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
+    "exposed_tp_s", "exposed_ep_s", "exposed_cp_s", "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s",
+    "time_overlap_slowdown_s",
+    "overlapped_tp_s", "overlapped_ep_s", "overlapped_cp_s", "overlapped_fsdp_s", "overlapped_pp_s",
+    "overlapped_dp_s",
+)
+BEST_METRICS = ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "cost_per_mtok_usd", "energy_per_token_j")
+COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp")
+
+
+@dataclass
+class WhatIf:
+    """The result of :func:`whatif`.
+
+    ``points``: one row per hardware point (knob columns in knob units, ``num_gpus``, the
+    ``best_*`` metrics, the best plan, its time breakdown, ``memory_per_gpu_bytes``,
+    ``hbm_bytes``, ``nvlink_domain``, ``plans`` scored and ``feasible_plans``); ``knobs``: the
+    varied names in the order given; ``base``: the same row at the scenario's own hardware;
+    ``base_values``: the scenario's own value of every knob (knob units); ``sensitivity``: see
+    :func:`sensitivity`; ``bound``: :func:`bottleneck` of the base row; ``notes``; ``own``: the
+    scenario's own plan evaluated (a row of :func:`dse.evaluate`), to compare the best with.
+    """
+
+    scenario: Scenario
+    points: pd.DataFrame
+    knobs: list[str]
+    base: pd.Series
+    base_values: dict[str, float]
+    sensitivity: pd.DataFrame
+    bound: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    own: pd.Series | None = None
+
+
+# ------------------------------------------------------------------------------ --vary
+def _number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def parse_vary(text: str) -> tuple[str, np.ndarray]:
+    """Parse one ``--vary`` argument, ``KNOB=RANGE``, into (knob, sorted unique values).
+
+    KNOB is one of :data:`dse.search.space.KNOBS` or ``num_gpus``; RANGE is a comma list
+    (``8,16,36,72``), ``lo:hi:n`` (n linear points) or ``lo:hi:n:log`` (n log-spaced points).
+    Whole-number knobs (nvlink_domain, gpus_per_node, num_gpus) are rounded and deduplicated.
+    Raises :class:`dse.errors.InputError` naming ``--vary``, the text and what is allowed.
+    """
+    given = text
+    if not isinstance(text, str) or "=" not in text:
+        raise single("--vary", f"expected {VARY_FORMS}; knobs: {', '.join(VARY_KNOBS)}", given)
+    name, _, spec = text.partition("=")
+    name, spec = name.strip(), spec.strip()
+    if name not in VARY_KNOBS:
+        raise single("--vary", f"unknown knob {name!r}; allowed: {', '.join(VARY_KNOBS)}", given)
+    if not spec:
+        raise single("--vary", f"no values for {name}; expected {VARY_FORMS}", given)
+    if ":" in spec:
+        parts = [p.strip() for p in spec.split(":")]
+        scale = "linear"
+        if len(parts) == 4:
+            scale = parts.pop().lower()
+            if scale not in ("log", "lin", "linear"):
+                raise single("--vary", f"the 4th part of LO:HI:N:log must be 'log' (given {scale!r}); "
+                                       f"expected {VARY_FORMS}", given)
+        if len(parts) != 3:
+            raise single("--vary", f"a range has 3 parts LO:HI:N (or LO:HI:N:log); expected {VARY_FORMS}", given)
+        try:
+            lo, hi = _number(parts[0]), _number(parts[1])
+        except ValueError:
+            raise single("--vary", f"LO and HI must be finite numbers; expected {VARY_FORMS}", given) from None
+        if not parts[2].isdigit() or int(parts[2]) < 2:
+            raise single("--vary", "N (the number of points) must be a whole number >= 2", given)
+        n = int(parts[2])
+        if not lo < hi:
+            raise single("--vary", f"LO ({lo:g}) must be below HI ({hi:g})", given)
+        if scale == "log":
+            if lo <= 0:
+                raise single("--vary", f"a log range needs LO > 0 (given LO {lo:g})", given)
+            values = np.geomspace(lo, hi, n)
+        else:
+            values = np.linspace(lo, hi, n)
+    else:
+        try:
+            values = np.asarray([_number(p.strip()) for p in spec.split(",") if p.strip()], dtype=np.float64)
+        except ValueError:
+            raise single("--vary", f"values must be finite numbers; expected {VARY_FORMS}", given) from None
+        if values.size == 0:
+            raise single("--vary", f"no values for {name}; expected {VARY_FORMS}", given)
+    return name, _check_values(name, values, "--vary", given)
+
+
+def _check_values(name: str, values: Sequence[float] | np.ndarray, where: str, given: Any) -> np.ndarray:
+    """Validated knob values: finite, > 0 (>= 0 for prices), whole numbers rounded; sorted, unique."""
+    try:
+        arr = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise single(where, f"{name}: values must be numbers", given) from None
+    if arr.size == 0:
+        raise single(where, f"{name}: give at least one value", given)
+    if not np.isfinite(arr).all():
+        raise single(where, f"{name}: values must be finite numbers", given)
+    if name in WHOLE_KNOBS:
+        arr = np.round(arr)
+        if (arr < 1).any():
+            raise single(where, f"{name} takes whole numbers >= 1 ({UNITS[name]})", given)
+    elif name in NONNEGATIVE_KNOBS:
+        if (arr < 0).any():
+            raise single(where, f"{name} must be >= 0 ({UNITS[name]})", given)
+    elif (arr <= 0).any():
+        raise single(where, f"{name} must be > 0 ({UNITS[name]})", given)
+    return np.unique(arr)
+
+
+# ------------------------------------------------------------------------------ the software space
+def _scenario(scenario: Scenario | str | Path | Mapping[str, Any]) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    from .scenario import load_scenario
+
+    return load_scenario(dict(scenario) if isinstance(scenario, Mapping) else scenario)
+
+
+def scenario_global_batch(scenario: Scenario) -> int:
+    """The scenario's global batch in sequences (parallel.global_batch, else dp * microbatch)."""
+    p, n = scenario.parallel, scenario.cluster.num_gpus
+    if p.global_batch is not None:
+        return int(p.global_batch)
+    dp = p.dp if p.dp is not None else max(n // (p.tp * p.pp * p.cp), 1)
+    return int(dp * (p.microbatch or 1))
+
+
+def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None) -> SearchSpace:
+    """The candidate parallel plans of a scenario as a :class:`SearchSpace`.
+
+    tp [1, 2, 4, 8], pp [1, 2, 4, 8, 16], vpp [1, 2, 4], cp [1, 2], ep [1] (dense) or
+    [1, 2, 4, 8] (MoE), zero [0-3], recompute none/selective/full, microbatch [1, 2, 4, 8],
+    sp auto, each list joined with the scenario's own value (so its plan is always a
+    candidate); the scenario's global batch; GPU counts ``gpu_counts`` (default the
+    scenario's num_gpus). Model inline, cluster overrides without num_gpus, precision,
+    workload and training switches as in the scenario.
+    """
+    p = scenario.parallel
+    par: dict[str, Any] = {k: list(v) for k, v in DEFAULT_PARALLEL.items()}
+    par["ep"] = list(MOE_EP if scenario.model.moe is not None else DENSE_EP)
+    for key in ("tp", "pp", "vpp", "cp", "ep", "zero", "recompute"):
+        own = getattr(p, key)
+        if own not in par[key]:
+            par[key].append(own)
+    if p.microbatch is not None and p.microbatch not in par["microbatch"]:
+        par["microbatch"].append(p.microbatch)
+    for key in ("tp", "pp", "vpp", "cp", "ep", "zero", "microbatch"):
+        par[key] = sorted(par[key])
+    par["sp"] = [False, True] if (p.sp is False and p.tp > 1) else "auto"
+    cluster = scenario.cluster.model_dump(exclude_none=True)
+    cluster.pop("num_gpus", None)
+    counts = sorted({int(n) for n in (gpu_counts if gpu_counts is not None else [scenario.cluster.num_gpus])})
+    data = {
+        "name": "whatif",
+        "scenario": {
+            "model": scenario.model.model_dump(exclude_none=True),
+            "precision": scenario.precision,
+            "workload": scenario.workload,
+            "cluster": cluster,
+            "training": scenario.training.model_dump(),
+        },
+        "gpus": counts,
+        "parallel": par,
+        "global_batch": {"sequences": scenario_global_batch(scenario)},
+    }
+    return space_from_dict(data, source=scenario.name)
+
+
+def base_knob_values(scenario: Scenario) -> dict[str, float]:
+    """The scenario's own value of every knob, in knob units (peak_scale 1)."""
+    from .hardware import resolve_hardware
+
+    hw = resolve_hardware(scenario.cluster, scenario.precision)
+    return {
+        "hbm_gb": hw.hbm_bytes / GIB,
+        "hbm_tbps": hw.hbm_bw / 1e12,
+        "peak_scale": 1.0,
+        "nvlink_gbps": hw.nvlink_bw * 2.0 / 1e9,
+        "nvlink_domain": float(hw.nvlink_domain),
+        "gpus_per_node": float(hw.gpus_per_node),
+        "scaleout_gbitps": hw.scaleout_bw * 8.0 / 1e9,
+        "price_per_gpu_hour": hw.price_per_gpu_hour,
+        "power_w": hw.power_w,
+        "num_gpus": float(scenario.cluster.num_gpus),
+    }
+
+
+# ------------------------------------------------------------------------------ scoring
+def _best_of(scored: pd.DataFrame) -> pd.Series | None:
+    """The feasible row with the highest tokens/s (first on ties: the grid's order), or None."""
+    if scored.empty:
+        return None
+    feasible = scored[scored["feasible"].to_numpy(dtype=bool)]
+    if feasible.empty:
+        return None
+    return feasible.loc[feasible["tokens_per_s"].idxmax()]
+
+
+def _score(space: SearchSpace, num_gpus: int, knobs: dict[str, float]) -> tuple[pd.Series | None, int, int]:
+    """(best feasible row, plans scored, feasible plans) of one hardware point."""
+    from .search.evaluation import score_point
+
+    scored = score_point(space, int(num_gpus), dict(knobs))
+    n = len(scored)
+    feasible = int(scored["feasible"].sum()) if n else 0
+    return _best_of(scored), n, feasible
+
+
+def _plan_columns(plan: Mapping[str, Any] | pd.Series) -> dict[str, float]:
+    """The cost-model plan columns of a plan row (recompute as a name or a code)."""
+    out = {}
+    for key in PLAN_COLUMNS:
+        value = plan[key]
+        if key == "recompute" and isinstance(value, str):
+            value = RECOMPUTE_CODES[value]
+        elif key == "sp" and isinstance(value, (bool, np.bool_)):
+            value = float(value)
+        out[key] = float(value)
+    return out
+
+
+def _evaluate_plan(space: SearchSpace, plan: Mapping[str, Any], num_gpus: int,
+                   knobs: dict[str, Any], scale_hbm_bw: float = 1.0) -> dict[str, np.ndarray]:
+    """Cost-model metrics of one plan on hardware points given as knob arrays (vectorized)."""
+    from .costmodel import evaluate_training
+
+    cols: dict[str, Any] = dict(space.base_columns(int(num_gpus)))
+    cols.update(_plan_columns(plan))
+    cols["num_gpus"] = float(num_gpus)
+    cols = hardware_columns(cols, knobs)
+    if scale_hbm_bw != 1.0:
+        cols["hbm_bw"] = np.asarray(cols["hbm_bw"], dtype=np.float64) * scale_hbm_bw
+    return evaluate_training(cols)
+
+
+def _point_row(knob_values: dict[str, float], num_gpus: int, best: pd.Series | None,
+               plans: int, feasible: int) -> dict[str, Any]:
+    row: dict[str, Any] = {**knob_values, "num_gpus": float(num_gpus)}
+    for m in BEST_METRICS:
+        row[f"best_{m}"] = float(best[m]) if best is not None else math.nan
+    for key in PLAN_COLUMNS:
+        if best is None:
+            row[key] = None if key == "recompute" else math.nan
+        elif key == "recompute":
+            row[key] = RECOMPUTE_NAMES[int(round(float(best[key])))]
+        else:
+            row[key] = float(best[key])
+    for key in (*TIME_COLUMNS, "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain"):
+        if best is not None and key in best.index:
+            row[key] = float(best[key])
+        elif key not in row:  # a varied nvlink_domain keeps its value
+            row[key] = math.nan
+    row["plans"] = int(plans)
+    row["feasible_plans"] = int(feasible)
+    return row
+
+
+def _split_compute(space: SearchSpace, rows: list[dict[str, Any]], knob_rows: list[dict[str, float]],
+                   base_values: dict[str, float]) -> None:
+    """Fill time_compute_flops_s (the compute time with unlimited HBM bandwidth: matmuls and
+    attention at their FLOP/s roofline) and time_compute_hbm_s (the rest: HBM-bound kernels,
+    elementwise passes, the optimizer step) of every row with a best plan, in place, in one
+    vectorized cost-model call."""
+    from .costmodel import evaluate_training
+
+    keep = [i for i, r in enumerate(rows) if math.isfinite(float(r.get("tp", math.nan)))]
+    if not keep:
+        return
+    names = sorted({k for i in keep for k in knob_rows[i]})
+    cols: dict[str, Any] = dict(space.base_columns(int(rows[keep[0]]["num_gpus"])))
+    plans = [_plan_columns(rows[i]) for i in keep]
+    for key in PLAN_COLUMNS:
+        cols[key] = np.asarray([p[key] for p in plans], dtype=np.float64)
+    cols["num_gpus"] = np.asarray([rows[i]["num_gpus"] for i in keep], dtype=np.float64)
+    knobs = {k: np.asarray([knob_rows[i].get(k, base_values[k]) for i in keep], dtype=np.float64) for k in names}
+    cols = hardware_columns(cols, knobs)
+    cols["hbm_bw"] = np.asarray(cols["hbm_bw"], dtype=np.float64) * 1e6
+    flops = evaluate_training(cols, outputs=["time_compute_s"])["time_compute_s"]
+    for i, f in zip(keep, flops):
+        total = float(rows[i]["time_compute_s"])
+        rows[i]["time_compute_flops_s"] = min(float(f), total)
+        rows[i]["time_compute_hbm_s"] = max(total - float(f), 0.0)
+
+
+def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
+           vary: Mapping[str, Sequence[float]] | None = None, rel_step: float = 0.1) -> WhatIf:
+    """The best software configuration of every hardware point of the varied knobs.
+
+    ``vary`` maps knob names (:data:`VARY_KNOBS`) to values in knob units; the points are their
+    cartesian product (in the order given), each at the scenario's own value of every other
+    knob. ``num_gpus`` varies the GPU count (the global batch stays the scenario's). Every valid
+    plan of :func:`software_space` is scored per point and the best feasible by tokens/s kept.
+    Also computes :func:`sensitivity` and :func:`bottleneck` at the scenario's own hardware.
+    Raises :class:`dse.errors.InputError` for a bad scenario, knob or value.
+    """
+    spec = _scenario(scenario)
+    if spec.workload not in ("train", "finetune"):
+        raise single("workload", f"'{spec.workload}' is not modelled yet; allowed: train, finetune",
+                     spec.workload, spec.name)
+    if not 0.0 < float(rel_step) < 1.0:
+        raise single("rel_step", "must be between 0 and 1 (exclusive), e.g. 0.1 for +/-10 %", rel_step)
+    vary = dict(vary or {})
+    problems = [FieldProblem(f"vary.{k}", repr(k), f"unknown knob; allowed: {', '.join(VARY_KNOBS)}")
+                for k in vary if k not in VARY_KNOBS]
+    if problems:
+        raise InputError(problems)
+    grids = {k: _check_values(k, v, f"vary.{k}", v) for k, v in vary.items()}
+    total = int(np.prod([len(v) for v in grids.values()])) if grids else 1
+    if total > MAX_POINTS:
+        sizes = " x ".join(f"{len(v)} {k}" for k, v in grids.items())
+        raise single("vary", f"{total:,} hardware points ({sizes}) is more than the {MAX_POINTS:,} a what-if "
+                             "scores; use fewer values (or dse search for a sampled co-design study)", sizes)
+    base_values = base_knob_values(spec)
+    counts = [int(n) for n in grids.get("num_gpus", [spec.cluster.num_gpus])]
+    space = software_space(spec, sorted(set(counts) | {spec.cluster.num_gpus}))
+    names = list(grids)
+    hw_names = [k for k in names if k != "num_gpus"]
+
+    rows: list[dict[str, Any]] = []
+    knob_rows: list[dict[str, float]] = []
+    for combo in itertools.product(*[grids[k] for k in names]):
+        point = dict(zip(names, (float(v) for v in combo)))
+        n = int(point.pop("num_gpus", spec.cluster.num_gpus))
+        best, plans, feasible = _score(space, n, point)
+        shown = {k: point[k] for k in hw_names}
+        rows.append(_point_row(shown, n, best, plans, feasible))
+        knob_rows.append(point)
+    base_best, plans, feasible = _score(space, spec.cluster.num_gpus, {})
+    base_row = _point_row({k: base_values[k] for k in hw_names}, spec.cluster.num_gpus, base_best, plans, feasible)
+    _split_compute(space, [*rows, base_row], [*knob_rows, {}], base_values)
+
+    columns = list(dict.fromkeys([
+        *hw_names, "num_gpus", *[f"best_{m}" for m in BEST_METRICS], *PLAN_COLUMNS, *TIME_COLUMNS,
+        "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain", "plans", "feasible_plans"]))
+    points = pd.DataFrame(rows, columns=columns)
+    base = pd.Series(base_row)[columns]
+    sens = _sensitivity(spec, space, base_best, spec.cluster.num_gpus, rel_step, base_values)
+    bound = bottleneck(base, sens)
+    notes = []
+    if points["feasible_plans"].eq(0).any():
+        notes.append(f"{int(points['feasible_plans'].eq(0).sum())} of {len(points)} hardware points have no "
+                     "feasible plan (nothing fits in memory, or no plan divides the global batch)")
+    from .api import evaluate
+
+    own = evaluate(spec, explain=True).iloc[0]
+    return WhatIf(scenario=spec, points=points, knobs=names, base=base, base_values=base_values,
+                  sensitivity=sens, bound=bound, notes=notes, own=own)
+
+
+# ------------------------------------------------------------------------------ sensitivity
+def _domain_step(domain: float, num_gpus: float) -> float:
+    """The next NVLink domain size above ``domain`` (e.g. 8 -> 16, 64 -> 72)."""
+    bigger = [d for d in DOMAIN_CANDIDATES if d > domain]
+    return float(bigger[0]) if bigger else float(domain * 2)
+
+
+def sensitivity(scenario: Scenario | str | Path | Mapping[str, Any], plan_row: Mapping[str, Any] | None = None,
+                rel_step: float = 0.1) -> pd.DataFrame:
+    """Elasticity of the throughput to each knob at the scenario's own hardware.
+
+    The plan is ``plan_row`` (a row of :attr:`WhatIf.points`, of a search or of
+    :func:`dse.evaluate`: tp, pp, dp, cp, ep, vpp, zero, sp, recompute, microbatch, global_batch,
+    and num_gpus if it differs from the scenario's) or, by default, the best plan at the
+    scenario's hardware. elasticity = (dT/T)/(dk/k), T tokens/s:
+
+    * peak_scale (compute), hbm_tbps (memory bandwidth), nvlink_gbps, scaleout_gbitps: the plan
+      kept, central differences at k(1 - rel_step) and k(1 + rel_step);
+    * hbm_gb (memory capacity): capacity only decides which plans fit, so the BEST throughput
+      over all plans is re-optimized at each capacity (central differences);
+    * nvlink_domain: the plan kept, one step up to the next domain size (e.g. 8 -> 16), a forward
+      difference (``minus`` is the base).
+
+    Also ``elasticity_reoptimized``: the same differences with the best plan re-optimized at
+    every value. Columns: knob, resource, unit, base, minus, plus (knob units), tokens_per_s
+    (at the base), tokens_per_s_minus, tokens_per_s_plus, elasticity, elasticity_reoptimized,
+    plan ("fixed" or "re-optimized": which one ``elasticity`` is).
+    """
+    spec = _scenario(scenario)
+    if not 0.0 < float(rel_step) < 1.0:
+        raise single("rel_step", "must be between 0 and 1 (exclusive), e.g. 0.1 for +/-10 %", rel_step)
+    n = int(spec.cluster.num_gpus)
+    if plan_row is not None and "num_gpus" in plan_row and plan_row["num_gpus"] is not None \
+            and math.isfinite(float(plan_row["num_gpus"])):
+        n = int(round(float(plan_row["num_gpus"])))
+    space = software_space(spec, sorted({n, spec.cluster.num_gpus}))
+    plan = plan_row
+    if plan is None:
+        plan, _, _ = _score(space, n, {})
+    elif any(plan[k] is None or (isinstance(plan[k], float) and math.isnan(plan[k])) for k in PLAN_COLUMNS):
+        plan = None
+    return _sensitivity(spec, space, plan, n, rel_step, base_knob_values(spec))
+
+
+def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | None, num_gpus: int,
+                 rel_step: float, base_values: dict[str, float]) -> pd.DataFrame:
+    step = float(rel_step)
+    rows = []
+    knobs = list(SENSITIVITY_KNOBS)
+    lows, highs = [], []
+    for k in knobs:
+        k0 = base_values[k]
+        if k == "nvlink_domain":
+            lows.append(k0)
+            highs.append(_domain_step(k0, num_gpus))
+        else:
+            lows.append(k0 * (1.0 - step))
+            highs.append(k0 * (1.0 + step))
+    # the plan kept: every perturbation in one vectorized call (row 0 the base, then -/+ per knob)
+    fixed = np.full((len(knobs), 2), math.nan)
+    t_plan = math.nan
+    if plan is not None:
+        arrays = {k: np.full(1 + 2 * len(knobs), base_values[k]) for k in knobs}
+        for i, k in enumerate(knobs):
+            arrays[k][1 + 2 * i] = lows[i]
+            arrays[k][2 + 2 * i] = highs[i]
+        tps = _evaluate_plan(space, plan, num_gpus, arrays)["tokens_per_s"]
+        t_plan = float(tps[0])
+        fixed = np.asarray(tps[1:], dtype=np.float64).reshape(len(knobs), 2)
+    # re-optimized: the best plan at every perturbed point
+    best0, _, _ = _score(space, num_gpus, {})
+    t_best = float(best0["tokens_per_s"]) if best0 is not None else math.nan
+
+    def best_at(knob: str, value: float) -> float:
+        row, _, _ = _score(space, num_gpus, {knob: value})
+        return float(row["tokens_per_s"]) if row is not None else math.nan
+
+    for i, k in enumerate(knobs):
+        k0, lo, hi = base_values[k], lows[i], highs[i]
+        dk = (hi - lo) / k0
+        re_lo = t_best if k == "nvlink_domain" else best_at(k, lo)
+        re_hi = best_at(k, hi)
+        e_re = (re_hi - re_lo) / t_best / dk if dk > 0 and t_best > 0 else math.nan
+        if k == "hbm_gb":
+            t0, t_lo, t_hi, e, how = t_best, re_lo, re_hi, e_re, "re-optimized"
+        else:
+            t0, t_lo, t_hi = t_plan, float(fixed[i, 0]), float(fixed[i, 1])
+            e = (t_hi - t_lo) / t0 / dk if dk > 0 and t0 > 0 else math.nan
+            how = "fixed"
+        rows.append({
+            "knob": k, "resource": RESOURCE[k], "unit": UNITS[k], "base": k0, "minus": lo, "plus": hi,
+            "tokens_per_s": t0, "tokens_per_s_minus": t_lo, "tokens_per_s_plus": t_hi,
+            "elasticity": e, "elasticity_reoptimized": e_re, "plan": how,
+        })
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ bottleneck
+def _get(row: Mapping[str, Any] | pd.Series, key: str, default: float = 0.0) -> float:
+    try:
+        value = row[key]
+    except (KeyError, IndexError):
+        return default
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return default
+    return x if math.isfinite(x) else default
+
+
+def _pct(x: float) -> str:
+    """A fraction as a percentage: one decimal near 0 and 100 %, else none."""
+    p = 100.0 * x
+    return f"{p:.1f} %" if (p < 10 or p > 90) and round(p, 1) != round(p) else f"{p:.0f} %"
+
+
+def placement(row: Mapping[str, Any] | pd.Series) -> dict[str, str]:
+    """Which network level each parallel group's communication runs on: ``nvlink`` when the
+    whole group sits in one NVLink domain, else ``scaleout`` (ranks laid out tp innermost, then
+    cp and dp, pp outermost, as the cost model places them): tp spans when tp > domain; cp
+    when tp*cp > domain; ep when tp*ep > domain; dp and fsdp when tp*cp*dp > domain; pp when
+    tp*cp*dp*pp > domain."""
+    tp, cp, dp, ep, pp = (max(_get(row, k, 1.0), 1.0) for k in ("tp", "cp", "dp", "ep", "pp"))
+    domain = max(_get(row, "nvlink_domain", 8.0), 1.0)
+    extent = {"tp": tp, "cp": tp * cp, "ep": tp * ep, "dp": tp * cp * dp, "fsdp": tp * cp * dp,
+              "pp": tp * cp * dp * pp}
+    return {k: ("nvlink" if extent[k] <= domain else "scaleout") for k in COMM_KINDS}
+
+
+def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | None = None) -> dict[str, Any]:
+    """Where one scored configuration's iteration time goes, and the resource that bounds it.
+
+    ``row``: a row of :attr:`WhatIf.points`, of :func:`dse.search.evaluation.score_point` or of
+    :func:`dse.evaluate` (the time breakdown columns, the plan, nvlink_domain, memory and HBM).
+    Returns ``shares`` (fractions of the iteration time, summing to 1): ``compute`` (with
+    ``time_compute_flops_s`` in the row: only the part at the FLOP/s roofline) and
+    ``memory_bandwidth`` (the HBM-bound rest of compute), ``pipeline_bubble``, ``nvlink`` and
+    ``scaleout`` (exposed communication of the groups inside one NVLink domain or spanning
+    domains, see :func:`placement`), ``overlap_slowdown``; ``memory_fraction`` (memory per GPU /
+    HBM); ``capacity_gain`` (with ``sensitivity``: the throughput gained by re-optimizing with
+    rel_step more HBM); ``largest_share``; ``placement``; ``bottleneck`` (one of
+    :data:`BOTTLENECKS`): ``memory_capacity`` when memory capacity binds, else the largest share;
+    and ``explanation``, one sentence with the numbers.
+
+    Memory capacity binds: with ``sensitivity`` (its ``hbm_gb`` row), when more HBM lets a faster
+    plan fit (more than 0.5 % for +rel_step) and that gain per % of HBM is at least the
+    elasticity to the resource of the largest share (peak_scale for compute and the bubble,
+    hbm_tbps, nvlink_gbps, scaleout_gbitps), so a plan that merely fills HBM because it can is
+    not called capacity-bound; without it, when the plan uses more than 90 % of HBM.
+    """
+    it = _get(row, "iteration_time_s", math.nan)
+    if not math.isfinite(it) or it <= 0:
+        return {"shares": {}, "largest_share": None, "memory_fraction": math.nan, "capacity_gain": math.nan,
+                "placement": {}, "bottleneck": "memory_capacity",
+                "explanation": "No plan is feasible at this hardware point (nothing fits in memory, or no plan "
+                               "divides the global batch), so memory capacity binds."}
+    compute = _get(row, "time_compute_s")
+    flops = _get(row, "time_compute_flops_s", math.nan)
+    split = math.isfinite(flops)
+    where = placement(row)
+    comm = {"nvlink": 0.0, "scaleout": 0.0}
+    for kind in COMM_KINDS:
+        comm[where[kind]] += _get(row, f"exposed_{kind}_s")
+    parts = {"compute": min(flops, compute) if split else compute}
+    if split:
+        parts["memory_bandwidth"] = max(compute - flops, 0.0)
+    parts.update({"pipeline_bubble": _get(row, "time_bubble_s"), **comm,
+                  "overlap_slowdown": _get(row, "time_overlap_slowdown_s")})
+    total = sum(parts.values()) or it
+    shares = {k: v / total for k, v in parts.items()}
+
+    mem, hbm = _get(row, "memory_per_gpu_bytes", math.nan), _get(row, "hbm_bytes", math.nan)
+    mem_frac = mem / hbm if hbm > 0 else math.nan
+    largest = max(shares, key=shares.get)
+
+    # memory capacity: from the sensitivity when there is one (does more HBM let a faster plan fit,
+    # and is that worth as much as more of the resource the time goes to?), else from the usage
+    gain = rival = math.nan
+    step = 0.1
+    have_sens = sensitivity is not None and len(sensitivity) > 0 and "knob" in sensitivity
+    if have_sens:
+        by_knob = {r["knob"]: r for _, r in sensitivity.iterrows()}
+        cap = by_knob.get("hbm_gb")
+        if cap is not None and float(cap["tokens_per_s"]) > 0 and float(cap["base"]) > 0:
+            gain = float(cap["tokens_per_s_plus"]) / float(cap["tokens_per_s"]) - 1.0
+            step = float(cap["plus"]) / float(cap["base"]) - 1.0
+        knob = SHARE_KNOB.get(largest)
+        if knob in by_knob:
+            rival = float(by_knob[knob]["elasticity"])
+    full = math.isfinite(mem_frac) and mem_frac > CAPACITY_FRACTION
+    if have_sens and math.isfinite(gain):
+        capacity_binds = gain > CAPACITY_GAIN and not (math.isfinite(rival) and gain / step < rival)
+    else:
+        capacity_binds = full
+    name = "memory_capacity" if capacity_binds else largest
+
+    labels = {"compute": "compute at the FLOP/s roofline" if split else "compute",
+              "memory_bandwidth": "HBM-bound compute", "pipeline_bubble": "the pipeline bubble",
+              "nvlink": "exposed NVLink communication", "scaleout": "exposed scale-out communication",
+              "overlap_slowdown": "the overlap slowdown"}
+    ranked = [k for k in sorted(shares, key=shares.get, reverse=True) if shares[k] >= 0.005]
+
+    def item(k: str) -> str:
+        text = f"{labels[k]} {_pct(shares[k])}"
+        if k in ("nvlink", "scaleout"):
+            kinds = [c for c in COMM_KINDS if where[c] == k and _get(row, f"exposed_{c}_s") > 0.001 * it]
+            text += f" ({', '.join(kinds)})" if kinds else ""
+        return text
+
+    listing = ", ".join(item(k) for k in ranked[:5])
+    memory = (f"memory {mem / GIB:.1f} of {hbm / GIB:.0f} GiB per GPU ({_pct(mem_frac)})"
+              if math.isfinite(mem_frac) else "memory unknown")
+    if math.isfinite(gain):
+        more = f"{100 * step:.0f} % more HBM"
+        memory += (f", and {more} lets a plan {100 * gain:.1f} % faster fit" if gain > CAPACITY_GAIN
+                   else f", but {more} would not let a faster plan fit")
+    head = {
+        "compute": "Compute (peak FLOP/s) bounds this plan",
+        "memory_bandwidth": "HBM bandwidth bounds this plan",
+        "memory_capacity": "Memory capacity bounds this plan",
+        "nvlink": "The NVLink network bounds this plan",
+        "scaleout": "The scale-out network bounds this plan",
+        "pipeline_bubble": "The pipeline bubble bounds this plan",
+        "overlap_slowdown": "Compute slowed by overlapped communication bounds this plan",
+    }[name]
+    explanation = f"{head}: of the {it:.3g} s iteration, {listing}; {memory}."
+    return {"shares": shares, "largest_share": largest, "memory_fraction": mem_frac, "capacity_gain": gain,
+            "placement": where, "bottleneck": name, "explanation": explanation}
+
+
+# ------------------------------------------------------------------------------ text helpers
+def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
+    """A short plan label, e.g. ``tp4 pp4 dp4 vpp5 z1 sp mb1`` (``-`` when there is none)."""
+    if _get(row, "tp", math.nan) != _get(row, "tp", math.nan):  # NaN: no feasible plan
+        return "-"
+    parts = [f"tp{_get(row, 'tp'):g}", f"pp{_get(row, 'pp'):g}", f"dp{_get(row, 'dp'):g}"]
+    for key in ("cp", "ep", "vpp"):
+        if _get(row, key, 1.0) != 1.0:
+            parts.append(f"{key}{_get(row, key):g}")
+    if _get(row, "zero") > 0:
+        parts.append(f"z{_get(row, 'zero'):g}")
+    if _get(row, "sp") > 0:
+        parts.append("sp")
+    rec = row["recompute"] if "recompute" in row else None
+    if isinstance(rec, (int, float, np.floating)) and math.isfinite(float(rec)):
+        rec = RECOMPUTE_NAMES.get(int(round(float(rec))))
+    if rec in ("selective", "full"):
+        parts.append("sel-rc" if rec == "selective" else "full-rc")
+    parts.append(f"mb{_get(row, 'microbatch', 1.0):g}")
+    return " ".join(parts)
+
+
+def knob_label(name: str) -> str:
+    """Axis label of a knob with its unit, e.g. ``scale-out bandwidth (Gbit/s per GPU)``."""
+    return {
+        "hbm_gb": "HBM capacity (GiB per GPU)",
+        "hbm_tbps": "HBM bandwidth (TB/s per GPU)",
+        "peak_scale": "peak FLOP/s (x the GPU's)",
+        "nvlink_gbps": "NVLink bandwidth (GB/s per GPU)",
+        "nvlink_domain": "NVLink domain (GPUs)",
+        "gpus_per_node": "GPUs per server",
+        "scaleout_gbitps": "scale-out bandwidth (Gbit/s per GPU)",
+        "price_per_gpu_hour": "price (USD per GPU-hour)",
+        "power_w": "power (W per GPU)",
+        "num_gpus": "GPUs",
+    }[name]
+
+
+def _fmt_value(x: float) -> str:
+    if not math.isfinite(x):
+        return "-"
+    if x == int(x) and abs(x) < 1e6:
+        return f"{int(x)}"
+    return f"{x:.3g}"
+
+
+# ------------------------------------------------------------------------------ files and figures
+def write_tables(result: WhatIf, out_dir: str | Path) -> list[Path]:
+    """Write ``whatif.csv`` (the points) and ``sensitivity.csv``; return their paths."""
+    from .search.results import _atomic
+
+    out = Path(out_dir)
+    paths = []
+    for name, frame in (("whatif.csv", result.points), ("sensitivity.csv", result.sensitivity)):
+        path = out / name
+        with _atomic(path) as fh:
+            fh.write(frame.to_csv(index=False, float_format="%.6g").encode())
+        paths.append(path)
+    return paths
+
+
+def plot_whatif(result: WhatIf, out_dir: str | Path, figures: bool = True) -> list[Path]:
+    """Write the what-if's tables and figures into ``out_dir``; return the paths written.
+
+    Always ``whatif.csv`` and ``sensitivity.csv``. With ``figures``: one varied knob ->
+    ``whatif_<knob>`` (best tokens/s per GPU against the knob, log x when the values span more
+    than 10x, the scenario's own value marked; further panels for cost per million tokens and
+    energy per token when the price / power are non-zero); two knobs -> ``whatif_<k1>_<k2>``, a
+    heatmap of the best tokens/s per GPU (cividis, annotated when at most 64 cells); no knob or
+    three and more: no figure (the CSV only). PNG (300 dpi) and PDF (TrueType, no creation date).
+    """
+    import matplotlib as mpl
+
+    from .search.plots import RC, _save
+
+    out = Path(out_dir)
+    paths = write_tables(result, out)
+    if not figures or len(result.knobs) not in (1, 2):
+        return paths
+    with mpl.rc_context(RC):
+        if len(result.knobs) == 1:
+            fig = _curve_figure(result)
+        else:
+            fig = _heatmap_figure(result)
+        paths += _save(fig, out, "whatif_" + "_".join(result.knobs))
+    return paths
+
+
+def figure_note(result: WhatIf) -> str | None:
+    """Why no figure is drawn (None when one is)."""
+    if not result.knobs:
+        return "no knob varied: no figure"
+    if len(result.knobs) > 2:
+        return f"{len(result.knobs)} knobs varied: no figure (a curve takes one knob, a heatmap two); see whatif.csv"
+    return None
+
+
+def _title(result: WhatIf, gpus_varied: bool) -> str:
+    s = result.scenario
+    where = f"{s.cluster.gpu}, GPU count varied" if gpus_varied else f"{s.cluster.num_gpus}x {s.cluster.gpu}"
+    return f"{s.model.name}, {s.precision}, {where}"
+
+
+def _wrap(text: str, width: int = 52) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) for line in text.split("\n"))
+
+
+def _plain_formatter() -> Any:
+    """Tick labels with as many decimals as the tick spacing needs (1,190 / 1,195; 3.06 / 3.08),
+    short SI labels (12k, 1.5M) once the spacing reaches a thousand."""
+    from matplotlib import ticker
+
+    from .search.plots import _si
+
+    class Plain(ticker.Formatter):
+        ticks: list[float] = []
+
+        def set_locs(self, locs: Any) -> None:
+            self.ticks = [float(v) for v in locs]
+
+        def __call__(self, x: float, pos: Any = None) -> str:
+            locs = np.unique(np.asarray([v for v in self.ticks if np.isfinite(v)], dtype=float))
+            step = float(np.diff(locs).min()) if locs.size > 1 else abs(x)
+            if step >= 1000:
+                return _si(x)
+            decimals = next((d for d in range(7) if np.allclose(locs * 10.0**d, np.round(locs * 10.0**d),
+                                                                rtol=0, atol=1e-6)), 6)
+            return f"{x:,.{decimals}f}"
+
+    return Plain()
+
+
+def _cell(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def _plan_groups(df: pd.DataFrame) -> list[str]:
+    """The best plan of every row as a label (``-`` when none is feasible)."""
+    return [plan_text(r) for _, r in df.iterrows()]
+
+
+def _curve_figure(result: WhatIf) -> Any:
+    from matplotlib import ticker
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    from .search.plots import OKABE_ITO, WIDTH_IN
+
+    knob = result.knobs[0]
+    df = result.points.sort_values(knob, kind="stable").reset_index(drop=True)
+    x = df[knob].to_numpy(dtype=float)
+    panels = [("best_tokens_per_s_per_gpu", "tokens/s per GPU", OKABE_ITO["blue"])]
+    if (df["best_cost_per_mtok_usd"].fillna(0) > 0).any():
+        panels.append(("best_cost_per_mtok_usd", "USD per\nmillion tokens", OKABE_ITO["vermillion"]))
+    if (df["best_energy_per_token_j"].fillna(0) > 0).any():
+        panels.append(("best_energy_per_token_j", "J per token", OKABE_ITO["green"]))
+    plans = _plan_groups(df)
+    distinct = list(dict.fromkeys(p for p in plans if p != "-"))
+    markers = ("o", "s", "^", "D", "v", "P")
+    by_plan = 1 < len(distinct) <= len(markers)
+    heights = [1.6] + [1.0] * (len(panels) - 1)
+    extra = 0.95 + (0.14 * len(distinct) if by_plan else 0.0)
+    fig = Figure(figsize=(WIDTH_IN, extra + sum(heights)), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(len(panels), 1, sharex=True, gridspec_kw={"height_ratios": heights}))
+    base = result.base_values.get(knob, math.nan)
+    show_base = bool(math.isfinite(base) and x.size and x.min() <= base <= x.max())
+    positive = bool(x.size) and (x > 0).all()
+    ok = np.isfinite(df["best_tokens_per_s_per_gpu"].to_numpy(dtype=float))
+    for row, (ax, (col, label, colour)) in enumerate(zip(axes, panels)):
+        y = df[col].to_numpy(dtype=float)
+        ax.plot(x[ok], y[ok], color=colour, linewidth=1.2, zorder=3)
+        for i, plan in enumerate(distinct if by_plan else distinct[:1]):
+            sel = ok & (np.asarray(plans) == plan) if by_plan else ok
+            ax.plot(x[sel], y[sel], linestyle="none", marker=markers[i], markersize=3.8, color=colour,
+                    markerfacecolor=colour if i == 0 else "white", markeredgewidth=0.9, zorder=4)
+        if (~ok).any():  # at the foot of the panel
+            ax.plot(x[~ok], np.full((~ok).sum(), 0.06), linestyle="none", marker="x", color=OKABE_ITO["grey"],
+                    markersize=4, zorder=4, transform=ax.get_xaxis_transform())
+        if show_base:
+            ax.axvline(base, color=OKABE_ITO["black"], linestyle="--", linewidth=0.8, zorder=2)
+        ax.set_ylabel(label)
+        ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=4 if row else 5, steps=[1, 2, 5, 10]))
+        ax.yaxis.set_major_formatter(_plain_formatter())
+        if ok.any():
+            lo, hi = float(np.nanmin(y[ok])), float(np.nanmax(y[ok]))
+            pad = (hi - lo) * 0.15 or abs(hi) * 0.02 or 1.0
+            ax.set_ylim(lo - pad, hi + pad)
+    top, bottom = axes[0], axes[-1]
+    if show_base:
+        right_half = positive and x.max() > x.min() and (
+            (math.log(base / x.min()) / math.log(x.max() / x.min())) > 0.6 if x.max() / x.min() > 10
+            else (base - x.min()) / (x.max() - x.min()) > 0.6)
+        top.annotate("scenario", xy=(base, 1.0), xycoords=("data", "axes fraction"),
+                     xytext=(-3 if right_half else 3, -2), textcoords="offset points",
+                     ha="right" if right_half else "left", va="top", fontsize=7)
+    if positive and x.max() / x.min() > 10:
+        pow2 = bool(np.allclose(np.log2(x), np.round(np.log2(x))))
+        bottom.set_xscale("log", base=2 if pow2 else 10)
+    if x.size <= 9:
+        bottom.xaxis.set_major_locator(ticker.FixedLocator(x))
+        bottom.xaxis.set_minor_locator(ticker.NullLocator())
+        bottom.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: _fmt_value(v)))
+    else:
+        bottom.xaxis.set_minor_formatter(ticker.NullFormatter())
+        bottom.xaxis.set_major_formatter(_plain_formatter())
+    bottom.set_xlabel(knob_label(knob))
+    if len(distinct) == 1:
+        sub = f"best plan at every point: {distinct[0]}"
+    elif by_plan:
+        sub = "best plan per point (markers, below)"
+    else:
+        sub = f"{len(distinct)} different best plans (see whatif.csv)"
+    fig.suptitle(_wrap(f"{_title(result, knob == 'num_gpus')}\n{sub}"), x=0.02, ha="left", linespacing=1.3)
+    handles, labels = [], []
+    if by_plan:
+        for i, plan in enumerate(distinct):
+            handles.append(Line2D([], [], linestyle="none", marker=markers[i], markersize=4, color="#333333",
+                                  markerfacecolor="#333333" if i == 0 else "white"))
+            labels.append(plan)
+    if (~ok).any():
+        handles.append(Line2D([], [], linestyle="none", marker="x", color=OKABE_ITO["grey"], markersize=4))
+        labels.append("no feasible plan")
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=1, handletextpad=0.4)
+    return fig
+
+
+def _heatmap_figure(result: WhatIf) -> Any:
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    from .search.plots import OKABE_ITO, WIDTH_IN
+
+    kx, ky = result.knobs
+    df = result.points
+    xs = np.unique(df[kx].to_numpy(dtype=float))
+    ys = np.unique(df[ky].to_numpy(dtype=float))
+    grid = np.full((ys.size, xs.size), np.nan)
+    ix = np.searchsorted(xs, df[kx].to_numpy(dtype=float))
+    iy = np.searchsorted(ys, df[ky].to_numpy(dtype=float))
+    grid[iy, ix] = df["best_tokens_per_s_per_gpu"].to_numpy(dtype=float)
+    plans = np.full((ys.size, xs.size), "-", dtype=object)
+    plans[iy, ix] = _plan_groups(df)
+    distinct = list(dict.fromkeys(p for p in plans.ravel() if p != "-"))
+
+    height = min(max(2.3, 0.3 * ys.size + 1.7), 4.8)
+    fig = Figure(figsize=(WIDTH_IN, height), layout="constrained")
+    ax = fig.add_subplot()
+    cmap = mpl.colormaps["cividis"].with_extremes(bad="#FFFFFF")
+    finite = grid[np.isfinite(grid)]
+    vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if vmin == vmax:
+        vmin, vmax = vmin * 0.99, (vmax * 1.01) or 1.0
+    im = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto",
+                   interpolation="nearest")
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_xticks(np.arange(xs.size), [_fmt_value(v) for v in xs])
+    ax.set_yticks(np.arange(ys.size), [_fmt_value(v) for v in ys])
+    ax.tick_params(length=0)
+    if xs.size * max(len(_fmt_value(v)) for v in xs) > 36:
+        for label in ax.get_xticklabels():
+            label.set_rotation(45)
+            label.set_ha("right")
+    ax.set_xlabel(knob_label(kx))
+    ax.set_ylabel(knob_label(ky))
+    bar = fig.colorbar(im, ax=ax, pad=0.02, fraction=0.06, aspect=25)
+    bar.set_label("best tokens/s per GPU")
+    bar.ax.yaxis.set_major_locator(mpl.ticker.MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))
+    bar.ax.yaxis.set_major_formatter(_plain_formatter())
+    bar.ax.tick_params(labelsize=7)
+    annotate = grid.size <= 64
+    if annotate:
+        size = 6.5 if xs.size <= 6 else 5.5
+        marks = {p: chr(ord("A") + i) for i, p in enumerate(distinct)} if 1 < len(distinct) <= 6 else {}
+        for (j, i), v in np.ndenumerate(grid):
+            if math.isfinite(v):
+                r, g, b, _ = cmap(im.norm(v))
+                light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
+                text = _cell(v) + (f"\n{marks[plans[j, i]]}" if marks else "")
+                ax.text(i, j, text, ha="center", va="center", fontsize=size, linespacing=1.1,
+                        color="black" if light else "white")
+            else:
+                ax.text(i, j, "none\nfits", ha="center", va="center", fontsize=size - 1, color=OKABE_ITO["grey"])
+    bx, by = result.base_values.get(kx, math.nan), result.base_values.get(ky, math.nan)
+    hit_x, hit_y = np.flatnonzero(np.isclose(xs, bx)), np.flatnonzero(np.isclose(ys, by))
+    boxed = bool(hit_x.size and hit_y.size)
+    if boxed:
+        ax.add_patch(Rectangle((hit_x[0] - 0.5, hit_y[0] - 0.5), 1, 1, fill=False,
+                               edgecolor=OKABE_ITO["vermillion"], linewidth=1.4, zorder=5))
+    gpus_varied = "num_gpus" in (kx, ky)
+    if finite.size:
+        spread = f"best tokens/s per GPU from {_cell(vmin)} to {_cell(vmax)}: {100 * (vmax / vmin - 1):+.1f} %"
+    else:
+        spread = "no feasible plan at any point"
+    lines = [_title(result, gpus_varied), spread]
+    if boxed:
+        lines.append("box: the scenario's hardware")
+    if len(distinct) == 1:
+        lines.append(f"best plan everywhere: {distinct[0]}")
+    fig.suptitle(_wrap("\n".join(lines)), x=0.02, ha="left", linespacing=1.3)
+    if annotate and 1 < len(distinct) <= 6:
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], linestyle="none") for _ in distinct]
+        labels = [f"{chr(ord('A') + i)}: {p}" for i, p in enumerate(distinct)]
+        fig.legend(handles, labels, loc="outside lower center", ncols=1, handlelength=0, handletextpad=0)
+    return fig
+
+
+# ------------------------------------------------------------------------------ tables (rich)
+#: Most point rows the text report lists (all are in whatif.csv).
+MAX_TABLE_ROWS = 60
+
+
+def _n(x: Any, digits: int = 4) -> str:
+    from .report import fmt
+
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return "-"
+    return fmt(v if math.isfinite(v) else None, digits)
+
+
+def report_renderables(result: WhatIf) -> list[Any]:
+    """What ``dse whatif`` prints, as rich renderables (the caller prints them): a headline, the
+    table of points (when knobs vary), the sensitivity table and the bottleneck sentence."""
+    from rich.table import Table
+    from rich.text import Text
+
+    s, base = result.scenario, result.base
+    items: list[Any] = []
+    title = f"{s.name + ': ' if s.name else ''}{s.model.name} on {s.cluster.num_gpus}x {s.cluster.gpu}, {s.precision}"
+    items.append(Text(title, style="bold"))
+    if math.isfinite(float(base["best_tokens_per_s"])):
+        items.append(Text(
+            f"best plan at the scenario's hardware: {plan_text(base)} ({_recompute_word(base)}): "
+            f"{_n(base['best_tokens_per_s_per_gpu'])} tokens/s per GPU, MFU {100 * float(base['best_mfu']):.1f} % "
+            f"(best of {int(base['plans']):,} plans, {int(base['feasible_plans']):,} fit)"))
+    else:
+        items.append(Text(f"no feasible plan at the scenario's hardware ({int(base['plans']):,} plans scored)",
+                          style="bold red"))
+    own = result.own
+    if own is not None:
+        state = "feasible" if bool(own["feasible"]) else f"infeasible: {own['infeasible_reason']}"
+        gain = ""
+        ref = float(base["best_tokens_per_s_per_gpu"])
+        if bool(own["feasible"]) and math.isfinite(ref) and float(own["tokens_per_s_per_gpu"]) > 0:
+            gain = f"; the best plan is {100 * (ref / float(own['tokens_per_s_per_gpu']) - 1):+.1f} %"
+        items.append(Text(f"the scenario's own plan: {plan_text(own)}: {_n(own['tokens_per_s_per_gpu'])} tokens/s "
+                          f"per GPU ({state}){gain}"))
+    items.append(Text(""))
+
+    pts = result.points
+    if result.knobs:
+        hw = [k for k in result.knobs if k != "num_gpus"]
+        priced = (pts["best_cost_per_mtok_usd"].fillna(0) > 0).any()
+        table = Table(title=f"Best plan per hardware point ({len(pts):,} points; * = the scenario's hardware)",
+                      title_justify="left", box=None, padding=(0, 1))
+        table.add_column("")
+        for k in hw:
+            table.add_column(f"{k} ({UNITS[k]})", justify="right", no_wrap=True)
+        table.add_column("GPUs", justify="right")
+        for header in ("tokens/s/GPU", "vs scenario", "MFU %", *(["USD/Mtok"] if priced else []), "J/token",
+                       "mem GiB"):
+            table.add_column(header, justify="right", no_wrap=True)
+        table.add_column("best plan", no_wrap=True)
+        table.add_column("fit/plans", justify="right", no_wrap=True)
+        ref = float(base["best_tokens_per_s_per_gpu"])
+        for i, (_, row) in enumerate(pts.iterrows()):
+            if i == MAX_TABLE_ROWS:
+                table.add_row("", *["..."] * (len(table.columns) - 1))
+                break
+            own = all(math.isclose(float(row[k]), result.base_values[k], rel_tol=1e-9) for k in hw) and \
+                int(row["num_gpus"]) == s.cluster.num_gpus
+            t = float(row["best_tokens_per_s_per_gpu"])
+            rel = f"{100 * (t / ref - 1):+.1f} %" if math.isfinite(t) and ref > 0 and math.isfinite(ref) else "-"
+            cells = ["*" if own else "", *[_fmt_value(float(row[k])) for k in hw], f"{int(row['num_gpus'])}",
+                     _n(t), rel, _pct1(row["best_mfu"])]
+            if priced:
+                cells.append(_n(row["best_cost_per_mtok_usd"], 3))
+            cells += [_n(row["best_energy_per_token_j"], 3), _n(float(row["memory_per_gpu_bytes"]) / GIB, 3),
+                      plan_text(row),
+                      f"{int(row['feasible_plans']):,}/{int(row['plans']):,}"]
+            table.add_row(*cells)
+        items += [table, Text("")]
+
+    sens = Table(title="Sensitivity of the best plan at the scenario's hardware "
+                       "(elasticity = % throughput per % knob)", title_justify="left", box=None, padding=(0, 1))
+    for header, just in (("knob", "left"), ("resource", "left"), ("base", "right"), ("step to", "right"),
+                         ("tokens/s -", "right"), ("tokens/s +", "right"), ("elasticity", "right"),
+                         ("re-optimized", "right"), ("plan", "left")):
+        sens.add_column(header, justify=just, no_wrap=True)
+    for _, r in result.sensitivity.iterrows():
+        unit = "" if r["unit"] == "x" else f" {r['unit']}"
+        step = (f"{_fmt_value(r['plus'])}{unit}" if r["knob"] == "nvlink_domain"
+                else f"{_n(r['minus'], 3)} / {_n(r['plus'], 3)}{unit}")
+        sens.add_row(r["knob"], r["resource"], f"{_n(r['base'], 4)}{unit}", step, _n(r["tokens_per_s_minus"]),
+                     _n(r["tokens_per_s_plus"]), _e(r["elasticity"]), _e(r["elasticity_reoptimized"]), r["plan"])
+    items += [sens, Text("")]
+    items.append(Text(f"bottleneck: {result.bound['bottleneck']}", style="bold"))
+    items.append(Text(result.bound["explanation"]))
+    for note in result.notes:
+        items.append(Text(f"note: {note}"))
+    return items
+
+
+def _pct1(x: Any) -> str:
+    v = float(x)
+    return f"{100 * v:.1f}" if math.isfinite(v) else "-"
+
+
+def _e(x: Any) -> str:
+    v = float(x)
+    return f"{v:+.3f}" if math.isfinite(v) else "-"
+
+
+def _recompute_word(row: Mapping[str, Any] | pd.Series) -> str:
+    rec = row["recompute"]
+    if isinstance(rec, (int, float, np.floating)) and math.isfinite(float(rec)):
+        rec = RECOMPUTE_NAMES.get(int(round(float(rec))), str(rec))
+    return f"recompute {rec}" if isinstance(rec, str) else ""
+
+
+# ------------------------------------------------------------------------------ JSON
+def _plain(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(float(value)) else None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def to_record(result: WhatIf) -> dict[str, Any]:
+    """The what-if as a JSON-ready dict (NaN as null)."""
+    def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+        return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+    s = result.scenario
+    return {
+        "scenario": {"name": s.name, "model": s.model.name, "gpu": s.cluster.gpu,
+                     "num_gpus": s.cluster.num_gpus, "precision": s.precision},
+        "knobs": list(result.knobs),
+        "base_values": _plain(result.base_values),
+        "points": records(result.points),
+        "base": {k: _plain(v) for k, v in result.base.items()},
+        "sensitivity": records(result.sensitivity),
+        "bound": _plain(result.bound),
+        "notes": list(result.notes),
+        "own_plan": None if result.own is None else {
+            "plan": plan_text(result.own), "tokens_per_s_per_gpu": _plain(float(result.own["tokens_per_s_per_gpu"])),
+            "feasible": bool(result.own["feasible"]),
+            "infeasible_reason": str(result.own["infeasible_reason"]) or None},
+    }
+
+
+def out_dir_for(scenario_arg: str) -> Path:
+    """The default output folder of ``dse whatif``: ``results/whatif-<scenario stem>``."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(scenario_arg.split(":")[0]).stem).strip("-") or "scenario"
+    return Path("results") / f"whatif-{stem}"
+
+
+__all__ = [
+    "VARY_KNOBS", "BOTTLENECKS", "WhatIf", "parse_vary", "software_space", "base_knob_values", "whatif",
+    "sensitivity", "bottleneck", "placement", "plot_whatif", "write_tables", "to_record", "plan_text",
+]

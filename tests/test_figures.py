@@ -1,0 +1,162 @@
+"""The paper-figure scripts (scripts/figures/) and ``dse validate --plot``, run as a user would.
+
+Each script runs as a subprocess into a temporary folder (``DSE_FIGURES_DIR``), the searches
+reduced with ``--quick``; the test checks the PNG, PDF and CSV and the recorded findings.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = REPO / "scripts" / "figures"
+SHARED = REPO.parent / "shared" / "validation"
+DSE = Path(sys.executable).parent / "dse"
+
+needs_validation = pytest.mark.skipif(not (SHARED / "llm.jsonl").exists(), reason="../shared/validation not present")
+
+
+def run_script(name: str, out: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DSE_FIGURES_DIR": str(out), "MPLBACKEND": "Agg"}
+    proc = subprocess.run([sys.executable, str(SCRIPTS / name), *args], cwd=out, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def assert_outputs(out: Path, stem: str) -> None:
+    for ext in ("png", "pdf", "csv"):
+        path = out / f"{stem}.{ext}"
+        assert path.is_file() and path.stat().st_size > 0, path
+    assert (out / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    pdf = (out / f"{stem}.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and b"CreationDate" not in pdf
+    assert len(pd.read_csv(out / f"{stem}.csv")) > 0
+
+
+@pytest.fixture(scope="module")
+def figures(tmp_path_factory):
+    """Every script run once into one folder (so findings.json merges their sentences)."""
+    out = tmp_path_factory.mktemp("figures")
+    runs = [("fig1_pareto.py", "--quick"), ("fig2_cloud.py", "--quick"), ("fig3_exposed_comm.py", "--quick")]
+    if (SHARED / "llm.jsonl").exists():
+        runs.append(("fig5_validation.py",))
+    for name, *args in runs:
+        run_script(name, out, *args)
+    return out
+
+
+@pytest.mark.parametrize("stem", ["fig1_pareto", "fig2_cloud", "fig3_exposed_comm"])
+def test_quick_figures_write_png_pdf_csv(figures, stem):
+    assert_outputs(figures, stem)
+
+
+@needs_validation
+def test_fig5_writes_png_pdf_csv(figures):
+    assert_outputs(figures, "fig5_validation")
+    points = pd.read_csv(figures / "fig5_validation.csv")
+    assert {"id", "source_short", "measured", "predicted", "error_pct"} <= set(points.columns)
+    assert points["predicted"].notna().all()
+
+
+def test_findings_hold_one_sentence_per_figure(figures):
+    findings = json.loads((figures / "findings.json").read_text())
+    stems = ["fig1_pareto", "fig2_cloud", "fig3_exposed_comm"]
+    if (SHARED / "llm.jsonl").exists():
+        stems.append("fig5_validation")
+    for stem in stems:
+        assert stem in findings
+        text = findings[stem]
+        assert text.endswith(".") and any(ch.isdigit() for ch in text), text
+    assert "tokens/s per GPU" in findings["fig1_pareto"]
+    assert "cheapest" in findings["fig2_cloud"] and "fastest" in findings["fig2_cloud"]
+    assert "MAD-Max" in findings["fig3_exposed_comm"]
+    if "fig5_validation" in findings:
+        assert "MAPE" in findings["fig5_validation"] and "worst source" in findings["fig5_validation"]
+
+
+def test_fig1_quick_csv_has_every_curve(figures):
+    data = pd.read_csv(figures / "fig1_pareto.csv")
+    assert set(data["model"]) == {"llama2-70b", "llama3-405b"}
+    assert set(data["gpu"]) == {"A100-SXM-80GB", "H100-SXM-80GB", "B200-180GB"}
+    assert data["num_gpus"].max() <= 512  # --quick
+    # the throughput of the Pareto points grows with the GPU count
+    for _, curve in data[data["on_front"]].groupby(["model", "gpu"]):
+        assert curve.sort_values("num_gpus")["tokens_per_s"].is_monotonic_increasing
+
+
+def test_finding_merges_and_replaces(tmp_path, monkeypatch):
+    monkeypatch.setenv("DSE_FIGURES_DIR", str(tmp_path / "out"))
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    import common
+
+    common.finding("figA", "First  sentence\nwith 1 number.")
+    common.finding("figB", "Second, 2.")
+    common.finding("figA", "Replaced, 3.")
+    data = json.loads((tmp_path / "out" / "findings.json").read_text())
+    assert data == {"figA": "Replaced, 3.", "figB": "Second, 2."}
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.endswith(".tmp")]
+
+
+def _record(args):
+    import common
+
+    common.finding(*args)
+
+
+def test_finding_keeps_every_sentence_of_parallel_writers(tmp_path, monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setenv("DSE_FIGURES_DIR", str(tmp_path))
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    import common  # noqa: F401  (imported before the workers fork)
+
+    with multiprocessing.get_context("fork").Pool(8) as pool:
+        pool.map(_record, [(f"fig{i}", f"Sentence {i}.") for i in range(32)])
+    data = json.loads((tmp_path / "findings.json").read_text())
+    assert data == {f"fig{i}": f"Sentence {i}." for i in range(32)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["findings.json"]
+
+
+def test_short_source_names():
+    from dse.validation_plot import short_names, short_source
+
+    assert short_source("Korthikanti et al. MLSys'23 (arXiv 2205.05198) Table 3 + Table 5") == "Korthikanti MLSys'23"
+    assert short_source("NVIDIA NeMo 24.07 performance_summary.md (Pretraining (FP8) table)") == \
+        "NeMo 24.07 pre-train FP8"
+    assert short_source("mosaicml/llm-foundry scripts/train/benchmarking/README.md, section 'A100 40GB with "
+                        "1600 Gbps node-node interconnect (RoCE)'") == "llm-foundry A100 40GB"
+    names = short_names(["Narayanan et al. SC'21 (arXiv) Table 1; x", "Narayanan et al. SC'21 (arXiv) Table 2 (y)",
+                         "MLPerf Training v1.0 (a): Dell", "MLPerf Training v1.0 (a): NVIDIA"])
+    assert names["Narayanan et al. SC'21 (arXiv) Table 1; x"] == "Narayanan SC'21 T1"
+    assert names["Narayanan et al. SC'21 (arXiv) Table 2 (y)"] == "Narayanan SC'21 T2"
+    mlperf = {names["MLPerf Training v1.0 (a): Dell"], names["MLPerf Training v1.0 (a): NVIDIA"]}
+    assert mlperf == {"MLPerf Training v1.0"}
+
+
+@needs_validation
+def test_dse_validate_plot_writes_the_figure(tmp_path):
+    out = tmp_path / "plots"
+    proc = subprocess.run([str(DSE), "validate", str(SHARED / "llm.jsonl"), "--source", "korthikanti", "--plot",
+                           str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    png = out / "validation.png"
+    assert png.is_file() and png.stat().st_size > 0
+    assert (out / "validation.pdf").stat().st_size > 0
+    points = pd.read_csv(out / "validation.csv")
+    assert len(points) == 8 and points["source"].str.contains("Korthikanti").all()
+    assert "validation.png" in proc.stdout
+
+
+@needs_validation
+def test_dse_validate_plot_keeps_json_clean(tmp_path):
+    proc = subprocess.run([str(DSE), "validate", str(SHARED / "llm.jsonl"), "--source", "korthikanti", "--json",
+                           "--plot", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["overall"]["evaluated"] == 8
+    assert (tmp_path / "validation.png").is_file()

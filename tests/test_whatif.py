@@ -1,0 +1,264 @@
+"""Hardware what-ifs (dse.whatif) and the ``dse whatif`` command."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dse.errors import InputError
+from dse.whatif import (
+    BOTTLENECKS,
+    VARY_KNOBS,
+    bottleneck,
+    parse_vary,
+    placement,
+    plot_whatif,
+    sensitivity,
+    software_space,
+    to_record,
+    whatif,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+LLAMA70 = ROOT / "scenarios" / "llama2_70b_h100.yaml"
+DSE = Path(sys.executable).parent / "dse"
+#: Llama-2-7B on one 8-GPU server: every parallel group fits in one NVLink domain.
+SMALL = {"name": "llama2-7b-8", "model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+         "parallel": {"tp": 1, "global_batch": 64}}
+TIME_PARTS = ("time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s", "exposed_cp_s",
+              "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s", "time_overlap_slowdown_s")
+
+
+# ---------------------------------------------------------------------------- parse_vary
+@pytest.mark.parametrize("text, knob, values", [
+    ("nvlink_domain=8,16,36,72", "nvlink_domain", [8, 16, 36, 72]),
+    ("scaleout_gbitps=100:400:4", "scaleout_gbitps", [100, 200, 300, 400]),
+    ("scaleout_gbitps=100:1600:5:log", "scaleout_gbitps", [100, 200, 400, 800, 1600]),
+    ("hbm_gb = 80", "hbm_gb", [80]),
+    ("peak_scale=2,1,1.5", "peak_scale", [1, 1.5, 2]),  # sorted
+    ("num_gpus=8:64:3:log", "num_gpus", [8, 23, 64]),  # whole numbers rounded
+    ("nvlink_domain=8,8.2,16", "nvlink_domain", [8, 16]),  # rounded and deduplicated
+    ("price_per_gpu_hour=0,2", "price_per_gpu_hour", [0, 2]),
+])
+def test_parse_vary_forms(text, knob, values):
+    name, got = parse_vary(text)
+    assert name == knob
+    np.testing.assert_allclose(got, values, rtol=1e-9)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("bogus=1,2", "unknown knob 'bogus'"),
+    ("scaleout_gbitps", "KNOB=LO:HI:N"),
+    ("scaleout_gbitps=", "no values"),
+    ("scaleout_gbitps=a,b", "finite numbers"),
+    ("scaleout_gbitps=nan", "finite numbers"),
+    ("scaleout_gbitps=400:100:3", "must be below HI"),
+    ("scaleout_gbitps=0:100:3:log", "LO > 0"),
+    ("scaleout_gbitps=1:100:1", ">= 2"),
+    ("scaleout_gbitps=1:100:3:cubic", "'log'"),
+    ("scaleout_gbitps=1:2", "3 parts"),
+    ("hbm_gb=-1", "> 0"),
+    ("nvlink_domain=0", "whole numbers >= 1"),
+])
+def test_parse_vary_errors_name_the_option_the_text_and_what_is_allowed(text, needle):
+    with pytest.raises(InputError) as info:
+        parse_vary(text)
+    message = str(info.value)
+    assert "--vary" in message and needle in message
+    assert repr(text) in message  # what was given
+    if needle.startswith("unknown knob"):
+        assert all(k in message for k in VARY_KNOBS)
+
+
+def test_software_space_defaults_and_the_scenarios_own_plan():
+    from dse.scenario import load_scenario
+
+    spec = load_scenario(LLAMA70)
+    par = software_space(spec).spec.parallel
+    assert par.tp == [1, 2, 4, 8] and par.pp == [1, 2, 4, 8, 16] and par.cp == [1, 2] and par.ep == [1]
+    assert par.vpp == [1, 2, 4, 5]  # the scenario's vpp 5 is a candidate too
+    assert par.zero == [0, 1, 2, 3] and par.microbatch == [1, 2, 4, 8] and par.sp == "auto"
+    assert software_space(spec).global_batches() == [128]
+    moe = software_space(load_scenario(ROOT / "scenarios" / "mixtral_8x7b_h100.yaml"), [32, 64])
+    assert moe.spec.parallel.ep == [1, 2, 4, 8] and moe.gpu_counts() == [32, 64]
+
+
+# ---------------------------------------------------------------------------- what-ifs
+@pytest.fixture(scope="module")
+def scaleout():
+    return whatif(LLAMA70, {"scaleout_gbitps": [100, 400, 1600]})
+
+
+def test_best_throughput_never_falls_with_more_scaleout_bandwidth(scaleout):
+    pts = scaleout.points
+    assert list(pts["scaleout_gbitps"]) == [100, 400, 1600]
+    best = pts["best_tokens_per_s"].to_numpy()
+    assert np.isfinite(best).all()
+    assert (np.diff(best) >= -1e-9 * best[:-1]).all(), best
+    assert (pts["feasible_plans"] > 0).all() and (pts["plans"] >= pts["feasible_plans"]).all()
+    # the best plan beats (or equals) the scenario's own plan at its own hardware
+    assert scaleout.base["best_tokens_per_s"] >= scaleout.own["tokens_per_s"] * (1 - 1e-9)
+    # the 400 Gbit/s point is the scenario's own hardware
+    assert math.isclose(pts["best_tokens_per_s"].iloc[1], scaleout.base["best_tokens_per_s"], rel_tol=1e-12)
+    # time parts add up to the iteration; the compute split adds up to compute
+    for _, row in pts.iterrows():
+        assert math.isclose(sum(row[c] for c in TIME_PARTS), row["iteration_time_s"], rel_tol=1e-9)
+        assert math.isclose(row["time_compute_flops_s"] + row["time_compute_hbm_s"], row["time_compute_s"],
+                            rel_tol=1e-9)
+    for column in ("best_tokens_per_s_per_gpu", "best_mfu", "best_cost_per_mtok_usd", "best_energy_per_token_j",
+                   "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch"):
+        assert column in pts.columns
+
+
+def test_a_larger_nvlink_domain_never_lowers_the_best_throughput():
+    result = whatif(LLAMA70, {"nvlink_domain": [8, 72]})
+    small, large = result.points.sort_values("nvlink_domain")["best_tokens_per_s"]
+    assert large >= small * (1 - 1e-12)
+
+
+def test_two_knob_heatmap_writes_png_pdf_and_csvs(tmp_path):
+    result = whatif(LLAMA70, {"scaleout_gbitps": [100, 400], "nvlink_domain": [8, 16, 72]})
+    assert len(result.points) == 6 and result.knobs == ["scaleout_gbitps", "nvlink_domain"]
+    paths = plot_whatif(result, tmp_path)
+    names = {p.name for p in paths}
+    stem = "whatif_scaleout_gbitps_nvlink_domain"
+    assert {"whatif.csv", "sensitivity.csv", f"{stem}.png", f"{stem}.pdf"} <= names
+    png, pdf = tmp_path / f"{stem}.png", tmp_path / f"{stem}.pdf"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and pdf.read_bytes()[:5] == b"%PDF-"
+    assert b"CreationDate" not in pdf.read_bytes()
+    first = pdf.read_bytes()
+    plot_whatif(result, tmp_path)  # same data, same bytes
+    assert pdf.read_bytes() == first
+    import pandas as pd
+
+    assert len(pd.read_csv(tmp_path / "whatif.csv")) == 6
+    assert set(pd.read_csv(tmp_path / "sensitivity.csv")["knob"]) >= {"peak_scale", "hbm_gb", "scaleout_gbitps"}
+
+
+def test_one_knob_curve_and_three_knobs_no_figure(tmp_path, scaleout):
+    paths = plot_whatif(scaleout, tmp_path / "one")
+    assert {"whatif_scaleout_gbitps.png", "whatif_scaleout_gbitps.pdf"} <= {p.name for p in paths}
+    three = whatif(SMALL, {"hbm_gb": [40, 80], "peak_scale": [1, 2], "scaleout_gbitps": [100, 400]})
+    paths = plot_whatif(three, tmp_path / "three")
+    assert sorted(p.name for p in paths) == ["sensitivity.csv", "whatif.csv"]
+    assert len(three.points) == 8
+
+
+def test_more_gpus_and_infeasible_points_are_reported_not_dropped():
+    result = whatif(SMALL, {"num_gpus": [3, 8]})
+    pts = result.points.set_index("num_gpus")
+    assert pts.loc[3.0, "feasible_plans"] == 0 and math.isnan(pts.loc[3.0, "best_tokens_per_s"])
+    assert pts.loc[8.0, "best_tokens_per_s"] > 0
+    assert result.notes
+    json.dumps(to_record(result), allow_nan=False)  # NaN as null
+
+
+def test_bad_knob_or_value_in_the_api_is_an_input_error():
+    with pytest.raises(InputError, match="vary.bogus"):
+        whatif(SMALL, {"bogus": [1]})
+    with pytest.raises(InputError, match="hbm_gb must be > 0"):
+        whatif(SMALL, {"hbm_gb": [0]})
+
+
+# ---------------------------------------------------------------------------- sensitivity
+@pytest.fixture(scope="module")
+def small_sens():
+    return sensitivity(SMALL).set_index("knob")
+
+
+def test_elasticity_to_peak_flops_is_between_0_and_1_2_when_compute_heavy(small_sens):
+    e = small_sens.loc["peak_scale", "elasticity"]
+    assert 0.0 < e <= 1.2, e
+    assert small_sens.loc["peak_scale", "plan"] == "fixed" and small_sens.loc["hbm_gb", "plan"] == "re-optimized"
+
+
+def test_elasticity_to_scaleout_is_zero_when_every_group_is_inside_one_nvlink_domain(small_sens):
+    assert abs(small_sens.loc["scaleout_gbitps", "elasticity"]) < 1e-6
+    assert abs(small_sens.loc["scaleout_gbitps", "elasticity_reoptimized"]) < 1e-6
+    assert small_sens.loc["nvlink_domain", "plus"] == 16  # one step up: 8 -> 16
+
+
+def test_sensitivity_of_a_given_plan(scaleout):
+    sens = sensitivity(LLAMA70, plan_row=scaleout.base).set_index("knob")
+    assert sens.loc["peak_scale", "tokens_per_s"] == pytest.approx(scaleout.base["best_tokens_per_s"], rel=1e-9)
+    assert set(sens.columns) >= {"base", "minus", "plus", "tokens_per_s_minus", "tokens_per_s_plus", "elasticity"}
+    with pytest.raises(InputError, match="rel_step"):
+        sensitivity(LLAMA70, rel_step=0)
+
+
+# ---------------------------------------------------------------------------- bottleneck
+def test_bottleneck_names_a_resource_and_shares_sum_to_one(scaleout):
+    for bound in (scaleout.bound, bottleneck(scaleout.points.iloc[0]), bottleneck(scaleout.base, scaleout.sensitivity)):
+        assert bound["bottleneck"] in BOTTLENECKS
+        assert sum(bound["shares"].values()) == pytest.approx(1.0, abs=1e-6)
+        assert all(v >= 0 for v in bound["shares"].values())
+        assert isinstance(bound["explanation"], str) and "%" in bound["explanation"]
+
+
+def test_bottleneck_of_an_evaluated_row_and_group_placement():
+    import dse
+
+    row = dse.evaluate(LLAMA70).iloc[0]  # no compute split: one 'compute' share
+    bound = bottleneck(row)
+    assert bound["bottleneck"] in BOTTLENECKS and "memory_bandwidth" not in bound["shares"]
+    assert sum(bound["shares"].values()) == pytest.approx(1.0, abs=1e-6)
+    where = placement({"tp": 4, "pp": 4, "dp": 4, "cp": 1, "ep": 1, "nvlink_domain": 8})
+    assert where["tp"] == "nvlink" and where["dp"] == "scaleout" and where["pp"] == "scaleout"
+    where = placement({"tp": 4, "pp": 4, "dp": 4, "cp": 1, "ep": 1, "nvlink_domain": 72})
+    assert where["dp"] == "nvlink" and where["pp"] == "nvlink"
+
+
+def test_scaleout_bound_case():
+    slow = {"model": "llama2-70b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 512, "scaleout_gbitps": 10},
+            "parallel": {"global_batch": 256}}
+    result = whatif(slow)
+    assert result.bound["bottleneck"] == "scaleout"
+    sens = result.sensitivity.set_index("knob")
+    assert sens.loc["scaleout_gbitps", "elasticity"] > 0.1
+
+
+# ---------------------------------------------------------------------------- CLI
+def run(*args, cwd=ROOT):
+    if not DSE.exists():
+        pytest.fail(f"console script {DSE} not found: install the package (pip install -e .)")
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "COLUMNS", "TTY_COMPATIBLE")}
+    env.update(NO_COLOR="1", TERM="dumb")
+    return subprocess.run([str(DSE), *map(str, args)], cwd=cwd, capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_cli_whatif_good_call(tmp_path):
+    result = run("whatif", LLAMA70, "--vary", "scaleout_gbitps=100,400", "--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "elasticity" in result.stdout and "bottleneck:" in result.stdout and "tp2" in result.stdout
+    assert (tmp_path / "whatif.csv").exists() and (tmp_path / "whatif_scaleout_gbitps.png").exists()
+
+
+def test_cli_whatif_json_and_no_vary(tmp_path):
+    result = run("whatif", LLAMA70, "--json", "--no-plots", "--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    rec = json.loads(result.stdout)
+    assert rec["knobs"] == [] and len(rec["points"]) == 1
+    assert rec["bound"]["bottleneck"] in BOTTLENECKS
+    assert {r["knob"] for r in rec["sensitivity"]} >= {"peak_scale", "hbm_tbps", "hbm_gb", "nvlink_gbps",
+                                                       "scaleout_gbitps", "nvlink_domain"}
+    assert not list(tmp_path.glob("*.png"))
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("--vary", "bogus=1,2"), "unknown knob 'bogus'"),
+    (("--vary", "hbm_gb=1:2"), "--vary"),
+    (("--vary", "hbm_gb=80", "--vary", "hbm_gb=90"), "given twice"),
+])
+def test_cli_whatif_bad_input_exits_2_without_traceback(tmp_path, args, needle):
+    result = run("whatif", LLAMA70, *args, "--out", tmp_path)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    assert needle in result.stderr
+    result = run("whatif", tmp_path / "missing.yaml", "--out", tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
