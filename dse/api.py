@@ -21,7 +21,6 @@ from .scenario import load_scenario
 from .specs import Scenario
 
 RECOMPUTE_CODE = {"none": 0.0, "selective": 1.0, "full": 2.0}
-SUPPORTED_WORKLOADS = ("train", "finetune")
 
 
 def scenario_columns(scenario: Scenario) -> dict[str, float]:
@@ -87,22 +86,42 @@ def _as_scenarios(scenarios: Any) -> list[Scenario]:
 
 
 def evaluate(scenarios: Scenario | str | Path | Mapping | Iterable, explain: bool = True) -> pd.DataFrame:
-    """Evaluate one or more scenarios (specs, dicts or file paths) in one vectorized call.
+    """Evaluate one or more scenarios (specs, dicts or file paths), one vectorized call per
+    kind of run (LLM training, LLM inference, DLRM, ViT, ...).
 
-    Returns one row per scenario: the input columns (SI units), every metric of
-    :func:`dse.costmodel.evaluate_training`, ``feasible`` (bool) and ``infeasible_reason``.
+    Returns one row per scenario, in order: the input columns (SI units), every metric of the
+    kind's cost model, ``feasible`` (bool), ``infeasible_reason`` and ``kind``. A kind that is
+    not modelled is an :class:`dse.errors.InputError` naming the scenario.
     """
+    from .workloads import evaluator
+
     specs = _as_scenarios(scenarios)
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(specs):
+        groups.setdefault(s.kind, []).append(i)
+    parts = []
+    for kind, index in groups.items():
+        fn = evaluator(kind)
+        if fn is None:
+            first = specs[index[0]]
+            label = f"scenario {index[0]}" + (f" ({first.name})" if first.name else "")
+            raise single("workload", f"'{kind}' is not modelled yet", first.workload, source=label)
+        frame = fn([specs[i] for i in index], explain=explain)
+        parts.append(frame.assign(kind=kind, _order=index))
+    if not parts:
+        return evaluate_frame(pd.DataFrame(columns=list(COLUMNS)), explain=explain).assign(kind=[])
+    out = pd.concat(parts, ignore_index=True).sort_values("_order", kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)
+
+
+def evaluate_llm_training(specs: list[Scenario], explain: bool = True) -> pd.DataFrame:
+    """LLM training (and full fine-tuning) scenarios, in one vectorized call."""
     rows = []
     for i, s in enumerate(specs):
-        label = f"scenario {i}" + (f" ({s.name})" if s.name else "")
-        if s.workload not in SUPPORTED_WORKLOADS:
-            raise single("workload", f"'{s.workload}' is not modelled yet; allowed: {', '.join(SUPPORTED_WORKLOADS)}",
-                         s.workload, source=label)
         try:
             rows.append(scenario_columns(s))
         except InputError as err:
-            raise err.with_source(label) from None
+            raise err.with_source(f"scenario {i}" + (f" ({s.name})" if s.name else "")) from None
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     return evaluate_frame(frame, explain=explain).assign(
         name=[s.name for s in specs], gpu=[s.cluster.gpu for s in specs],

@@ -52,15 +52,36 @@ def spec_class(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+def tagged_classes(annotation: Any) -> dict[str, type[BaseModel]]:
+    """The members of a tagged (discriminated) union: tag -> spec class."""
+    from pydantic import Tag
+
+    out: dict[str, type[BaseModel]] = {}
+    for arg in typing.get_args(annotation):
+        meta = getattr(arg, "__metadata__", ())
+        tags = [m.tag for m in meta if isinstance(m, Tag)]
+        cls = spec_class(arg)
+        if tags and cls is not None:
+            out[tags[0]] = cls
+        out.update(tagged_classes(arg))
+    return out
+
+
 def allowed_keys(root: type[BaseModel], loc: Iterable[Any]) -> list[str]:
-    """Field names of the spec class at ``loc`` below ``root`` (for 'unknown key' messages)."""
+    """Field names of the spec class at ``loc`` below ``root`` (for 'unknown key' messages);
+    ``loc`` may hold the tags of discriminated unions, as pydantic reports them."""
     cls: Any = root
+    tags: dict[str, type[BaseModel]] = {}
     for part in loc:
         if isinstance(part, int):
+            continue
+        if part in tags:
+            cls, tags = tags[part], {}
             continue
         field = getattr(cls, "model_fields", {}).get(part)
         if field is None:
             return []
+        tags = tagged_classes(field.annotation)
         cls = spec_class(field.annotation)
         if cls is None:
             return []
@@ -81,6 +102,24 @@ def spec_names(root: type[BaseModel]) -> set[str]:
                 if found is not None:
                     todo.append(found)
     return names
+
+
+def union_tags(root: type[BaseModel]) -> set[str]:
+    """Tags of every discriminated union below ``root`` (pydantic puts them in error paths)."""
+    tags, todo, seen = set(), [root], set()
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        for field in cls.model_fields.values():
+            found = tagged_classes(field.annotation)
+            tags |= set(found)
+            todo += list(found.values())
+            inner = spec_class(field.annotation)
+            if inner is not None:
+                todo.append(inner)
+    return tags
 
 
 def short(value: Any, limit: int = 80) -> str:
@@ -104,16 +143,17 @@ def problems_from(
     """
     hints = hints or {}
     key_labels = key_labels or {}
-    names = spec_names(root)
+    names = spec_names(root) | union_tags(root)
     out, seen = [], set()
     for e in err.errors():
+        raw = [p for p in e["loc"] if not _is_type_part(p, spec_names(root))]
         loc = [p for p in e["loc"] if not _is_type_part(p, names)]
         field = ".".join(str(p) for p in loc)
         plain = ".".join(str(p) for p in loc if not isinstance(p, int))
         kind = e["type"]
         given: Any = e.get("input")
         if kind == "extra_forbidden":
-            allowed = allowed_keys(root, loc[:-1]) + (list(extra_keys) if len(loc) == 1 else [])
+            allowed = allowed_keys(root, raw[:-1]) + (list(extra_keys) if len(loc) == 1 else [])
             parent = ".".join(str(p) for p in loc[:-1] if not isinstance(p, int))
             label = key_labels.get(parent, "key")
             msg = f"unknown {label} '{loc[-1]}'; allowed {label}s: {', '.join(allowed)}"

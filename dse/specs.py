@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 PositiveInt = Annotated[int, Field(strict=True, gt=0)]
 NonNegInt = Annotated[int, Field(strict=True, ge=0)]
@@ -23,7 +23,7 @@ PositiveFloat = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
 Fraction = Annotated[float, Field(strict=True, gt=0, le=1, allow_inf_nan=False)]
 
-PRECISIONS = ("bf16", "fp16", "fp8", "fp4")
+PRECISIONS = ("bf16", "fp16", "fp8", "fp4", "tf32", "fp32")
 WORKLOADS = ("train", "inference", "finetune")
 RECOMPUTE = ("none", "selective", "full")
 
@@ -104,6 +104,96 @@ class ModelSpec(Spec):
         return self.head_dim or self.hidden // self.heads
 
 
+class TableSpec(Spec):
+    """One embedding table: rows, embedding dimension, lookups per sample (pooling)."""
+
+    rows: PositiveInt
+    dim: PositiveInt
+    pooling: PositiveFloat = 1.0
+
+
+class DLRMMoESpec(Spec):
+    """DLRM-MoE (MAD-Max): experts replace the MLP layers, each sample routed to top_k."""
+
+    experts: PositiveInt
+    top_k: PositiveInt = 1
+
+
+class DLRMTransformerSpec(Spec):
+    """DLRM-Transformer (MAD-Max): a transformer over the pooled sparse features."""
+
+    layers: PositiveInt
+    heads: PositiveInt
+    hidden: PositiveInt
+    ffn_hidden: PositiveInt
+    seq_len: PositiveInt
+
+
+class DLRMSpec(Spec):
+    """A deep learning recommendation model: bottom MLP over dense features, embedding tables,
+    feature interaction (dot or DCN-v2 cross layers), top MLP (schema of
+    ``../shared/validation/DLRM_VIT.md``), with MAD-Max's MoE and Transformer variants."""
+
+    name: str = "dlrm"
+    family: Literal["dlrm"]
+    dense_features: NonNegInt
+    tables: Annotated[list[TableSpec], Field(min_length=1)]
+    bottom_mlp: Annotated[list[PositiveInt], Field(min_length=1)]
+    top_mlp: Annotated[list[PositiveInt], Field(min_length=1)]
+    interaction: Literal["dot", "dcnv2"] = "dot"
+    cross_layers: NonNegInt = 0
+    cross_rank: PositiveInt | None = None
+    moe: DLRMMoESpec | None = None
+    transformer: DLRMTransformerSpec | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "DLRMSpec":
+        if self.interaction == "dcnv2" and self.cross_layers == 0:
+            raise ValueError("interaction 'dcnv2' needs cross_layers >= 1")
+        if self.moe is not None and self.moe.top_k > self.moe.experts:
+            raise ValueError(f"moe.top_k ({self.moe.top_k}) exceeds moe.experts ({self.moe.experts})")
+        return self
+
+
+class ViTSpec(Spec):
+    """A vision transformer: patch embedding, encoder layers over (image/patch)^2 + 1 tokens
+    (bidirectional attention, 2-matrix GELU MLP), classifier head. Samples are images."""
+
+    name: str = "vit"
+    family: Literal["vit"]
+    layers: PositiveInt
+    hidden: PositiveInt
+    heads: PositiveInt
+    ffn_hidden: PositiveInt
+    patch: PositiveInt
+    image_size: PositiveInt
+    seq_len: PositiveInt | None = None
+    classes: PositiveInt | None = None
+    channels: PositiveInt = 3
+
+    @model_validator(mode="after")
+    def _check(self) -> "ViTSpec":
+        if self.image_size % self.patch:
+            raise ValueError(f"image_size ({self.image_size}) must be a multiple of patch ({self.patch})")
+        if self.hidden % self.heads:
+            raise ValueError(f"hidden ({self.hidden}) must be divisible by heads ({self.heads})")
+        tokens = (self.image_size // self.patch) ** 2 + 1
+        if self.seq_len is not None and self.seq_len != tokens:
+            raise ValueError(f"seq_len ({self.seq_len}) must be (image_size/patch)^2 + 1 = "
+                             f"({self.image_size}/{self.patch})^2 + 1 = {tokens}")
+        return self
+
+    @property
+    def tokens(self) -> int:
+        """Tokens per image: one per patch plus the class token."""
+        return (self.image_size // self.patch) ** 2 + 1
+
+
+def _model_kind(value: Any) -> str:
+    family = value.get("family") if isinstance(value, dict) else getattr(value, "family", None)
+    return family if family in ("dlrm", "vit") else "llm"
+
+
 class PeakTFLOPS(Spec):
     """Dense tensor-core peaks per number format, TFLOP/s; null where unsupported."""
 
@@ -169,6 +259,8 @@ class ParallelSpec(Spec):
     recompute: Literal["none", "selective", "full"] = "none"
     microbatch: PositiveInt | None = None
     global_batch: PositiveInt | None = None
+    emb_sharding: Literal["table", "row", "column", "table_row", "hybrid", "auto", "hier_auto",
+                          "data_parallel"] | None = None
 
 
 class OverlapSpec(Spec):
@@ -191,6 +283,24 @@ class TrainingSpec(Spec):
     fp32_grad_accumulation: bool = False
 
 
+class LoRASpec(Spec):
+    """Low-rank adapters: rank and the matrices they adapt (the base weights stay frozen)."""
+
+    rank: PositiveInt
+    targets: Annotated[list[Literal["qkv", "out", "ffn"]], Field(min_length=1)] = ["qkv", "out"]
+
+
+class FinetuneSpec(Spec):
+    """Frozen components for fine-tuning: no weight gradients, optimizer state or gradient
+    communication for them; activation gradients still flow where a trainable part is below."""
+
+    frozen_layers: NonNegInt = 0
+    freeze_embeddings: bool = False
+    freeze_bottom_mlp: bool = False
+    freeze_top_mlp: bool = False
+    lora: LoRASpec | None = None
+
+
 class InferenceSpec(Spec):
     """Serving parameters (modelled by the inference issue; accepted here)."""
 
@@ -206,12 +316,23 @@ class Scenario(Spec):
 
     name: str | None = None
     workload: Literal["train", "inference", "finetune"] = "train"
-    precision: Literal["bf16", "fp16", "fp8", "fp4"] = "bf16"
-    model: ModelSpec
+    precision: Literal["bf16", "fp16", "fp8", "fp4", "tf32", "fp32"] = "bf16"
+    model: Annotated[
+        Annotated[ModelSpec, Tag("llm")] | Annotated[DLRMSpec, Tag("dlrm")] | Annotated[ViTSpec, Tag("vit")],
+        Discriminator(_model_kind),
+    ]
     cluster: ClusterSpec
     parallel: ParallelSpec = ParallelSpec()
     training: TrainingSpec = TrainingSpec()
     inference: InferenceSpec | None = None
+    finetune: FinetuneSpec | None = None
+
+    @property
+    def kind(self) -> str:
+        """What the cost model must do: llm_train, llm_inference, dlrm_train, vit_train, ..."""
+        family = "llm" if isinstance(self.model, ModelSpec) else self.model.family
+        task = "inference" if self.workload == "inference" else "train"
+        return f"{family}_{task}"
 
     @model_validator(mode="before")
     @classmethod

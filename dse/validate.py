@@ -33,6 +33,7 @@ import pandas as pd
 from .errors import InputError, single
 from .scenario import load_jsonl, scenario_from_dict
 from .sources import apply_software
+from .workloads import supported
 
 #: target.metric of a case -> the column of :func:`dse.evaluate` that predicts it.
 METRICS: dict[str, str] = {
@@ -44,11 +45,27 @@ METRICS: dict[str, str] = {
     "mfu": "mfu",
     "hfu": "hfu",
     "samples_per_s": "samples_per_s",
+    "step_time_s": "iteration_time_s",
+    "tflops_per_gpu": "model_tflops_per_gpu",
+    "ttft_ms": "ttft_ms",
+    "itl_ms": "itl_ms",
+    "requests_per_s": "requests_per_s",
 }
 
-LLM_FAMILIES = ("dense", "moe")
-SKIP_INFERENCE = "inference (prefill/decode) is not modelled yet"
-SKIP_NOT_LLM = "DLRM and ViT are not modelled yet"
+#: The target metrics each kind of run predicts.
+KIND_METRICS: dict[str, tuple[str, ...]] = {
+    "llm_train": ("iter_time_s", "tokens_per_s_per_gpu", "tokens_per_s", "model_tflops_per_gpu",
+                  "hardware_tflops_per_gpu", "mfu", "hfu", "samples_per_s"),
+    "llm_inference": ("tokens_per_s", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "requests_per_s"),
+    "dlrm_train": ("samples_per_s", "step_time_s"),
+    "vit_train": ("tflops_per_gpu", "mfu", "samples_per_s", "step_time_s"),
+}
+
+SKIP_REASONS = {
+    "llm_inference": "inference (prefill/decode) is not modelled yet",
+    "dlrm_train": "DLRM is not modelled yet",
+    "vit_train": "ViT is not modelled yet",
+}
 
 #: Columns of the cases DataFrame, in order.
 CASE_COLUMNS = (
@@ -111,36 +128,24 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
         "reason": "",
     }
     label = f"{where} ({row['id']})" if row["id"] else where
-    if not _is_llm(obj.get("model")):
-        row["reason"] = SKIP_NOT_LLM
-        return row, None
-    if obj.get("workload") == "inference":
-        row["reason"] = SKIP_INFERENCE
+    kind = _kind(obj)
+    if not supported(kind):
+        row["reason"] = SKIP_REASONS.get(kind, f"'{kind}' is not modelled yet")
         return row, None
     if not isinstance(target, dict) or not isinstance(metric, str):
         return _error(row, single("target", "must be {metric, value}", target, label).render()), None
-    if metric not in METRICS:
-        row["reason"] = f"metric '{metric}' is not predicted; predicted metrics: {', '.join(METRICS)}"
+    allowed = KIND_METRICS.get(kind, tuple(METRICS))
+    if metric not in allowed:
+        row["reason"] = f"metric '{metric}' is not predicted for {kind}; predicted metrics: {', '.join(allowed)}"
         return row, None
     if not (math.isfinite(measured) and measured > 0):
         return _error(row, single("target.value", "must be a positive number", value, label).render()), None
     try:
-        scenario = scenario_from_dict(apply_software(obj))
-        _check_hardware(scenario)
+        scenario = scenario_from_dict(apply_software(obj))  # also checks the GPU has the precision
     except InputError as err:
         return _error(row, err.with_source(label).render()), None
     row["status"] = "ok"
     return row, scenario
-
-
-def _check_hardware(scenario) -> None:
-    """Raise the InputError that evaluating would raise (a precision the GPU lacks, ...).
-
-    Done per case so that one bad case cannot fail the single vectorized call of the others.
-    """
-    from .api import scenario_columns
-
-    scenario_columns(scenario)
 
 
 def _predict(cases: pd.DataFrame, scenarios: list) -> None:
@@ -217,15 +222,14 @@ def cases_records(cases: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def _is_llm(model: Any) -> bool:
-    """True for an LLM model: a preset name, {preset: ...}, or an inline dense/MoE transformer."""
-    if isinstance(model, str):
-        return True  # a preset name; an unknown one is reported by scenario validation
-    if not isinstance(model, dict):
-        return True  # missing or malformed: let scenario validation report it
-    if "preset" in model:
-        return True
-    return "layers" in model and model.get("family", "dense") in LLM_FAMILIES
+def _kind(obj: dict[str, Any]) -> str:
+    """The kind of run a case is (as Scenario.kind), read from the raw case: malformed cases
+    count as LLM training so that scenario validation reports what is wrong with them."""
+    model = obj.get("model")
+    family = model.get("family") if isinstance(model, dict) else None
+    family = family if family in ("dlrm", "vit") else "llm"
+    task = "inference" if obj.get("workload") == "inference" else "train"
+    return f"{family}_{task}"
 
 
 def _is_number(value: Any) -> bool:

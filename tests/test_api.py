@@ -87,7 +87,17 @@ def test_feasible_and_infeasible_rows_side_by_side():
     assert df["infeasible_reason"].iat[1] != ""
 
 
-def test_inference_workload_raises_naming_the_scenario():
+@pytest.fixture
+def only_llm_training(monkeypatch):
+    """As if only LLM training were modelled (a kind without an evaluator must be an error)."""
+    import dse.api
+    import dse.workloads
+
+    monkeypatch.setattr(dse.workloads, "evaluator",
+                        lambda kind: dse.api.evaluate_llm_training if kind == "llm_train" else None)
+
+
+def test_inference_workload_raises_naming_the_scenario(only_llm_training):
     serve = {**scenario(name="serve"), "workload": "inference",
              "inference": {"input_len": 128, "output_len": 128}}
     with pytest.raises(InputError) as info:
@@ -95,11 +105,11 @@ def test_inference_workload_raises_naming_the_scenario():
     err = info.value
     assert err.source == "scenario 1 (serve)"
     assert err.problems[0].field == "workload"
-    assert "train, finetune" in err.problems[0].message
+    assert "llm_inference" in err.problems[0].message and "not modelled" in err.problems[0].message
     assert "scenario 1 (serve)" in str(err)
 
 
-def test_inference_workload_without_name_gives_index():
+def test_inference_workload_without_name_gives_index(only_llm_training):
     serve = {**scenario(), "workload": "inference"}
     del serve["name"]
     with pytest.raises(InputError) as info:

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import dse.api
-from dse.validate import (
-    CASE_COLUMNS, METRICS, SKIP_INFERENCE, SKIP_NOT_LLM, cases_records, summarize, validate_cases,
-)
+import dse.validate
+from dse.validate import CASE_COLUMNS, METRICS, SKIP_REASONS, cases_records, summarize, validate_cases
+from dse.workloads import supported
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 LLM_JSONL = SHARED / "validation" / "llm.jsonl"
@@ -110,7 +110,9 @@ def mixed_file(tmp_path):
     return write_jsonl(tmp_path / "cases.jsonl", objs)
 
 
-def test_every_case_gets_a_status_and_none_is_dropped(mixed_file):
+def test_every_case_gets_a_status_and_none_is_dropped(mixed_file, monkeypatch):
+    # as if only LLM training were modelled: the other kinds must be listed as skipped
+    monkeypatch.setattr(dse.validate, "supported", lambda kind: kind == "llm_train")
     cases, summary = validate_cases([mixed_file])
     assert list(cases["id"]) == ["train-ok", "train-iter", "infer", "dlrm", "vit", "bad-key", "bad-metric",
                                  "oom", "fp8-a100"]
@@ -120,8 +122,8 @@ def test_every_case_gets_a_status_and_none_is_dropped(mixed_file):
     assert status == {"train-ok": "ok", "train-iter": "ok", "infer": "skipped", "dlrm": "skipped",
                       "vit": "skipped", "bad-key": "error", "bad-metric": "skipped", "oom": "ok",
                       "fp8-a100": "error"}
-    assert reason["infer"] == SKIP_INFERENCE
-    assert reason["dlrm"] == reason["vit"] == SKIP_NOT_LLM
+    assert reason["infer"] == SKIP_REASONS["llm_inference"]
+    assert reason["dlrm"] == SKIP_REASONS["dlrm_train"] and reason["vit"] == SKIP_REASONS["vit_train"]
     assert "ttft_ms" in reason["bad-metric"]
     assert "cluster.foo" in reason["bad-key"] and "cases.jsonl:6" in reason["bad-key"]
     assert "precision" in reason["fp8-a100"]
@@ -209,12 +211,12 @@ def test_shared_validation_files_every_case_accounted_for():
     cases, summary = validate_cases([LLM_JSONL, DLRM_VIT_JSONL])
     assert len(cases) == len(rows) == summary["overall"]["count"]
     assert summary["overall"]["errors"] == 0, cases.loc[cases["status"] == "error", "reason"].tolist()
-    n_infer = sum(r["workload"] == "inference" for r in rows)
-    n_other = sum(r["model"].get("family") not in ("dense", "moe") for r in rows)
-    assert (cases["reason"] == SKIP_INFERENCE).sum() == n_infer
-    assert (cases["reason"] == SKIP_NOT_LLM).sum() == n_other
+    kinds = [dse.validate._kind(r) for r in rows]
+    n_skipped = sum(not supported(k) for k in kinds)
+    assert (cases["status"] == "skipped").sum() == n_skipped
+    assert cases.loc[cases["status"] == "skipped", "reason"].str.contains("not modelled").all()
     ok = cases[cases["status"] == "ok"]
-    assert len(ok) == len(rows) - n_infer - n_other
+    assert len(ok) == len(rows) - n_skipped
     assert np.isfinite(ok["predicted"].to_numpy(dtype=float)).all()
     assert (ok["predicted"] > 0).all()
     assert summary["overall"]["mape_pct"] is not None and math.isfinite(summary["overall"]["mape_pct"])
