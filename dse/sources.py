@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 #: Blocks of a case that a software entry may set.
-BLOCKS = ("training", "cluster")
+BLOCKS = ("training", "cluster", "parallel")
 
 
 @cache

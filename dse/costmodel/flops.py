@@ -11,6 +11,8 @@ All functions are elementwise over numpy arrays.
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def attention_params(h, a, g, d):
     """Weights of the QKV and output projections (biases and norms ignored)."""
@@ -41,7 +43,9 @@ def model_params(c):
     dense, moe_shared, moe_experts = layer_params(c)
     n_moe = c["moe_layers"]
     n_dense = c["layers"] - n_moe
-    emb = c["vocab"] * c["hidden"] * (2.0 - c["tied_embeddings"])
+    k_in = c.get("input_proj_dim", 0.0)
+    emb = np.where(k_in > 0, (k_in + c["vocab"]) * c["hidden"],
+                   c["vocab"] * c["hidden"] * (2.0 - c["tied_embeddings"]))
     total = n_dense * dense + n_moe * (moe_shared + moe_experts) + emb
     active_experts = c["top_k"] * ffn_params(c["hidden"], c["expert_ffn_hidden"], c["ffn_mats"])
     active = n_dense * dense + n_moe * (moe_shared + active_experts) + emb
@@ -73,7 +77,7 @@ def model_flops_per_token(c):
     """
     dense, moe, _ = layer_forward_flops_per_token(c)
     n_moe = c["moe_layers"]
-    fwd = (c["layers"] - n_moe) * dense + n_moe * moe + 2.0 * c["hidden"] * c["vocab"]
+    fwd = (c["layers"] - n_moe) * dense + n_moe * moe + 2.0 * c["hidden"] * c["vocab"] * c.get("head_fraction", 1.0)
     return 3.0 * fwd
 
 

@@ -30,6 +30,11 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "shared_experts": (0.0, "always-active shared experts per MoE layer"),
     "moe_layers": (0.0, "number of MoE layers (the rest are dense)"),
     "tied_embeddings": (0.0, "1 if the LM head shares the input embedding"),
+    "causal": (1.0, "1 for causal (decoder) attention, 0 for bidirectional (encoder, ViT)"),
+    "input_proj_dim": (0.0, "K of an input projection GEMM per token instead of an embedding "
+                            "lookup (ViT patch embedding: channels*patch^2; 0 for LLMs)"),
+    "head_fraction": (1.0, "fraction of the tokens that go through the output head "
+                           "(1 for LLMs; 1/tokens for a ViT classifier on the class token)"),
     # --- hardware (per GPU) ----------------------------------------------------------------
     "peak_flops": (None, "dense matmul peak at the run's precision, FLOP/s"),
     "peak_flops_16": (None, "dense bf16/fp16 peak (attention, non-fp8 work), FLOP/s"),

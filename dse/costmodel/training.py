@@ -183,7 +183,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         experts = moe_ffn = moe_ffn_b = np.zeros(())
 
     flash = c["flash_attention"] > 0
-    causal = np.where(flash, 0.5, 1.0)  # a fused causal kernel skips the masked half
+    # a fused causal kernel skips the masked half; bidirectional attention computes all of it
+    causal = np.where(flash & (c["causal"] > 0), 0.5, 1.0)
     attn_flops = 4.0 * T * s * a * d / t * causal
     attn_f = attn_flops / (c["peak_flops_16"] * c["eff_attention"])
     softmax_bytes = np.where(flash, 0.0, 12.0 * T * s * a / t)  # unfused: scores round trips
@@ -208,9 +209,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     layer_f = dense_frac * dense_f + moe_frac * moe_f  # mean forward compute per layer
     layer_b = dense_frac * (dense_b + recompute_dense) + moe_frac * (moe_b + recompute_moe)
 
-    head_f, head_b = linear(T, h, V / t)  # LM head, then fp32 cross-entropy passes over logits
-    head_f = head_f + 12.0 * T * V / t / hbm
-    head_b = head_b + 12.0 * T * V / t / hbm
+    T_head = T * c["head_fraction"]  # tokens through the output head
+    head_f, head_b = linear(T_head, h, V / t)  # LM head, then fp32 cross-entropy passes over logits
+    head_f = head_f + 12.0 * T_head * V / t / hbm
+    head_b = head_b + 12.0 * T_head * V / t / hbm
+    k_in = c["input_proj_dim"]  # ViT: the patch embedding is a GEMM on the first stage
+    in_f, in_b = linear(T, np.maximum(k_in, 1.0), h)
+    in_f, in_b = np.where(k_in > 0, in_f, 0.0), np.where(k_in > 0, in_b, 0.0)
 
     # ------------------------------------------------------------------ communication
     net = coll.Network(
@@ -278,8 +283,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # per-stage forward and backward of one microbatch (the whole stage, all vpp chunks)
     stage_compute = L * (layer_f + layer_b) + L * slow * hidden_layer
     stage_comm = L * (fwd_time - layer_f + bwd_time - layer_b) + 2.0 * fsdp_first
-    step_last = stage_compute + stage_comm + head_f + head_b  # bottleneck (last) stage
-    step_mean = stage_compute + stage_comm + (head_f + head_b) / pp
+    # bottleneck (last) stage; with one stage it also runs the input projection
+    step_last = stage_compute + stage_comm + head_f + head_b + np.where(pp > 1, 0.0, in_f + in_b)
+    step_mean = stage_compute + stage_comm + (head_f + head_b + in_f + in_b) / pp
     comm_f_layer = fwd_time - layer_f
     comm_b_layer = bwd_time - layer_b
 
@@ -299,7 +305,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # data-parallel gradient reduction (ZeRO 0-2) once per iteration, overlapped with the last
     # microbatch's backward; ZeRO-1/2 also all-gather the updated weights (under the next
     # forward). At least the last layer's bucket stays exposed.
-    p_stage_rep = L * p_layer_rep + V * h / t * np.where(pp > 1, 1.0, 2.0 - c["tied_embeddings"])
+    # input side: an embedding table (vocab-parallel) or a replicated input projection (ViT)
+    emb_in = np.where(k_in > 0, k_in * h, V * h / t)
+    head_p = V * h / t
+    tied = c["tied_embeddings"] * (k_in <= 0)
+    # the last stage holds the head; a single stage holds the input side too (shared when tied)
+    p_stage_rep = L * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
     p_stage_exp = L * p_layer_exp
     grb = c["grad_reduce_bytes"]
     ar = coll.allreduce_time(p_stage_rep * grb, dpc, t, net) + coll.allreduce_time(
@@ -344,11 +355,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         sh = p_rep / dpc + p_exp / edp + working * p_layer_gpu
         return nbytes * np.where(sharded > 0, np.minimum(sh, unsharded), unsharded)
 
-    emb = V * h / t
-    # first stage holds the embedding, last the head (one stage holds both when pp = 1)
-    single_stage_head = np.where(pp > 1, 0.0, emb * (1.0 - c["tied_embeddings"]))
-    p_first_rep = L * p_layer_rep + emb + single_stage_head
-    p_last_rep = L * p_layer_rep + emb + single_stage_head
+    # first stage holds the input side, last the head (one stage holds both when pp = 1)
+    p_first_rep = L * p_layer_rep + np.where(pp > 1, emb_in, emb_in + head_p * (1.0 - tied))
+    p_last_rep = L * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
     mem_static = []
     for p_rep in (p_first_rep, p_last_rep):
         # ZeRO-3 holds two gathered layers (one prefetched); ZeRO-2/3 one layer's gradients
@@ -366,7 +375,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0), 0.0)
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
     act_first = L * stored * in_flight + working + T * h * act
-    logits = T * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
+    logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
     act_last = L * stored + working + logits
     act_first = act_first + np.where(pp > 1, 0.0, logits)
 
@@ -431,7 +440,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "memory_buffers_bytes": buffers,
         "memory_reserved_bytes": reserved,
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
-        "time_compute_s": steady * (L * (layer_f + layer_b) + head_f + head_b) + optimizer,
+        "time_compute_s": steady * (L * (layer_f + layer_b) + head_f + head_b
+                                    + np.where(pp > 1, 0.0, in_f + in_b)) + optimizer,
         "time_bubble_s": bubble,
         "exposed_tp_s": steady * L * tp_exp,
         "exposed_ep_s": steady * L * ep_exp,

@@ -1,0 +1,60 @@
+"""Vision transformers (training): the LLM training model with an encoder's attention.
+
+A ViT layer is a transformer layer over (image/patch)^2 + 1 tokens with bidirectional attention
+(no causal halving of the s^2 work) and a 2-matrix GELU MLP; the input side is the patch
+embedding, a GEMM of channels*patch^2 by hidden per token, instead of a vocabulary lookup; the
+classifier head sees only the class token. Samples are images: ``global_batch`` counts images and
+``samples_per_s`` is images per second. Everything else (parallelism, memory, overlap) is
+:mod:`dse.costmodel.training`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..api import evaluate_frame, scenario_columns
+from ..costmodel import COLUMNS
+from ..errors import InputError
+from ..specs import ModelSpec, Scenario, ViTSpec
+from . import register
+
+#: Classifier width when the model does not state it (ImageNet-1k).
+DEFAULT_CLASSES = 1000
+
+
+def as_llm_model(model: ViTSpec) -> ModelSpec:
+    """The transformer-layer shape of a ViT as a ModelSpec (vocab = classes)."""
+    return ModelSpec(
+        name=model.name, family="dense", layers=model.layers, hidden=model.hidden, heads=model.heads,
+        kv_heads=model.heads, ffn_hidden=model.ffn_hidden, ffn_act="gelu",
+        vocab=model.classes or DEFAULT_CLASSES, seq_len=model.tokens,
+    )
+
+
+def vit_columns(scenario: Scenario) -> dict[str, float]:
+    """The training cost-model columns of a ViT scenario."""
+    model = scenario.model
+    assert isinstance(model, ViTSpec)
+    as_llm = scenario.model_copy(update={"model": as_llm_model(model)})
+    cols = scenario_columns(as_llm)
+    cols.update(causal=0.0, input_proj_dim=float(model.channels * model.patch**2),
+                head_fraction=1.0 / model.tokens)
+    return cols
+
+
+@register("vit_train")
+def evaluate(specs: list[Scenario], explain: bool = True) -> pd.DataFrame:
+    """ViT training scenarios in one vectorized call; ``step_time_s`` and ``tflops_per_gpu``
+    (model FLOP/s per GPU, as the validation cases count them) are added."""
+    rows = []
+    for i, s in enumerate(specs):
+        try:
+            rows.append(vit_columns(s))
+        except InputError as err:
+            raise err.with_source(f"scenario {i}" + (f" ({s.name})" if s.name else "")) from None
+    frame = evaluate_frame(pd.DataFrame(rows, columns=list(COLUMNS)), explain=explain)
+    return frame.assign(
+        name=[s.name for s in specs], gpu=[s.cluster.gpu for s in specs],
+        model=[s.model.name for s in specs], precision=[s.precision for s in specs],
+        step_time_s=frame["iteration_time_s"], tflops_per_gpu=frame["model_tflops_per_gpu"],
+    )
