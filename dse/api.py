@@ -30,7 +30,8 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
     moe = m.moe
     dp = p.dp if p.dp is not None else max(cl.num_gpus // (p.tp * p.pp * p.cp), 1)
     microbatch = p.microbatch or 1
-    row = {
+    row: dict[str, float] = {k: default for k, (default, _) in COLUMNS.items() if default is not None}
+    row.update({
         "layers": m.layers,
         "hidden": m.hidden,
         "heads": m.heads,
@@ -75,7 +76,13 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "overlap_ep": float(tr.overlap.ep),
         "overlap_cp": float(tr.overlap.cp),
         "overlap_pp": float(tr.overlap.pp),
-    }
+    })
+    ft = scenario.finetune
+    if ft is not None:
+        row.update(frozen_layers=ft.frozen_layers, freeze_embeddings=float(ft.freeze_embeddings))
+        if ft.lora is not None:
+            row.update(lora_rank=ft.lora.rank, lora_qkv=float("qkv" in ft.lora.targets),
+                       lora_out=float("out" in ft.lora.targets), lora_ffn=float("ffn" in ft.lora.targets))
     return {k: float(v) for k, v in row.items()}
 
 

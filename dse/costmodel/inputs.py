@@ -69,6 +69,13 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "recompute": (0.0, "activation recompute: 0 none, 1 selective, 2 full"),
     "microbatch": (1.0, "microbatch, sequences"),
     "global_batch": (None, "global batch, sequences"),
+    # --- fine-tuning ------------------------------------------------------------------------
+    "frozen_layers": (0.0, "transformer layers frozen from the bottom (no weight gradients)"),
+    "freeze_embeddings": (0.0, "1 if the embeddings and the output head are frozen"),
+    "lora_rank": (0.0, "LoRA adapter rank (0: no adapters; >0 freezes every base weight)"),
+    "lora_qkv": (1.0, "1 if LoRA adapts the QKV projection"),
+    "lora_out": (1.0, "1 if LoRA adapts the attention output projection"),
+    "lora_ffn": (0.0, "1 if LoRA adapts the FFN matrices"),
     # --- numerics and overlap --------------------------------------------------------------
     "act_bytes": (2.0, "bytes per activation element"),
     "weight_bytes": (2.0, "bytes per weight (compute copy)"),

@@ -159,6 +159,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         """
         return gemm(M, K, N, ops), gemm(M, N, K, ops) + gemm(K, M, N, ops)
 
+    def wgrad(M, K, N, ops=1.0):
+        """The weight-gradient GEMM of a linear layer alone (skipped for frozen weights)."""
+        return gemm(K, M, N, ops)
+
     qkv_f, qkv_b = linear(T, h, (a + 2.0 * g) * d / t)
     out_f, out_b = linear(T, a * d / t, h)
     up_f, up_b = linear(T, h, (mats - 1.0) * f / t)
@@ -208,6 +212,34 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     layer_f = dense_frac * dense_f + moe_frac * moe_f  # mean forward compute per layer
     layer_b = dense_frac * (dense_b + recompute_dense) + moe_frac * (moe_b + recompute_moe)
+
+    # fine-tuning: the lowest `frozen_layers` layers are frozen (no weight gradients); when the
+    # embeddings are frozen too, nothing below them needs gradients and they run forward only.
+    # LoRA freezes every base weight and trains rank-r adapters A (K x r), B (r x N) on the
+    # target matrices of the other layers.
+    attn_w = wgrad(T, h, (a + 2.0 * g) * d / t) + wgrad(T, a * d / t, h)
+    ffn_w = wgrad(T, h, (mats - 1.0) * f / t) + wgrad(T, f / t, h)
+    if np.any(is_moe):
+        moe_ffn_w = np.where(is_moe, wgrad(per_expert, h, (mats - 1.0) * fe / t, local_experts)
+                             + wgrad(per_expert, fe / t, h, local_experts), 0.0)
+    else:
+        moe_ffn_w = np.zeros(())
+    wgrad_layer = attn_w + dense_frac * ffn_w + moe_frac * moe_ffn_w
+    frozen = np.clip(c["frozen_layers"], 0.0, c["layers"])
+    lora = c["lora_rank"] > 0
+    r = c["lora_rank"]
+    targets = [(c["lora_qkv"], h, (a + 2.0 * g) * d / t), (c["lora_out"], a * d / t, h),
+               (c["lora_ffn"], h, (mats - 1.0) * f / t), (c["lora_ffn"], f / t, h)]
+    lora_f = sum(on * (gemm(T, K, np.maximum(r, 1.0)) + gemm(T, np.maximum(r, 1.0), N)) for on, K, N in targets)
+    lora_params = sum(on * r * (K + N) for on, K, N in targets)  # per GPU, per layer
+    no_flow = (c["freeze_embeddings"] > 0) & ~lora  # no trainable parameter below frozen layers
+    f_last = np.clip(frozen - (pp - 1.0) * L, 0.0, L)  # frozen layers of the last stage
+    f_first = np.minimum(frozen, L)
+    trainable_b = np.where(lora, layer_b - wgrad_layer + 2.0 * lora_f, layer_b)
+    frozen_b = np.where(no_flow, 0.0, layer_b - wgrad_layer)
+    layer_f = layer_f + np.where(lora, lora_f, 0.0) * (L - f_last) / np.maximum(L, 1.0)
+    layer_b = ((L - f_last) * trainable_b + f_last * frozen_b) / np.maximum(L, 1.0)
+    bwd_active = 1.0 - np.where(no_flow, f_last / np.maximum(L, 1.0), 0.0)  # layers that run backward
 
     T_head = T * c["head_fraction"]  # tokens through the output head
     head_f, head_b = linear(T_head, h, V / t)  # LM head, then fp32 cross-entropy passes over logits
@@ -270,6 +302,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         (cp_f, attn_f, cp_on),
         (fsdp_f, layer_f, fsdp_on),
     ])
+    tp_b, ep_b, cp_b, fsdp_b = tp_b * bwd_active, ep_b * bwd_active, cp_b * bwd_active, fsdp_b * bwd_active
     bwd_time, bwd_exposed, bwd_hidden = two_stream_layer(layer_b, [
         (tp_b, proj_b + ffn_b, tp_on),
         (ep_b, moe_frac * moe_ffn_b, ep_on),
@@ -312,6 +345,19 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # the last stage holds the head; a single stage holds the input side too (shared when tied)
     p_stage_rep = L * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
     p_stage_exp = L * p_layer_exp
+    # trainable share of a stage's parameters (fine-tuning): frozen layers, frozen embeddings
+    # and head, or only the LoRA adapters of the trainable layers
+    emb_train = 1.0 - c["freeze_embeddings"]
+    layer_train = np.where(lora, lora_params, p_layer_rep + p_layer_exp)
+
+    def train_fraction(frozen_here, side):
+        total = L * (p_layer_rep + p_layer_exp) + side
+        return np.clip(((L - frozen_here) * layer_train + side * emb_train) / np.maximum(total, 1.0), 0.0, 1.0)
+
+    side_last = np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
+    side_first = np.where(pp > 1, emb_in, side_last)
+    train_last = train_fraction(f_last, side_last)
+    train_first = train_fraction(f_first, side_first)
     grb = c["grad_reduce_bytes"]
     ar = coll.allreduce_time(p_stage_rep * grb, dpc, t, net) + coll.allreduce_time(
         p_stage_exp * grb, edp, t * ep, net
@@ -322,8 +368,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     ag = coll.allgather_time(p_stage_rep * act, dpc, t, net) + coll.allgather_time(
         p_stage_exp * act, edp, t * ep, net
     )
-    grad_sync = np.where(z3, 0.0, np.where(zero >= 1, rs, ar))
-    param_sync = np.where((zero >= 1) & ~z3, ag, 0.0)
+    grad_sync = np.where(z3, 0.0, np.where(zero >= 1, rs, ar)) * train_last
+    param_sync = np.where((zero >= 1) & ~z3, ag, 0.0) * train_last
     dp_on = c["overlap_dp"] > 0
     min_exposed = 1.0 / np.maximum(L, 1.0)
     bwd_window = L * (layer_b + comm_b_layer)
@@ -336,7 +382,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # optimizer step: HBM-bound pass over the locally updated parameters
     p_gpu = p_stage_rep + p_stage_exp
     p_opt = np.where(zero >= 1, p_stage_rep / dpc + p_stage_exp / edp, p_gpu)
-    optimizer = p_opt * OPTIMIZER_STEP_BYTES / hbm
+    optimizer = p_opt * train_last * OPTIMIZER_STEP_BYTES / hbm
 
     iteration = pipeline + dp_exposed + slow * dp_hidden + optimizer
 
@@ -359,12 +405,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     p_first_rep = L * p_layer_rep + np.where(pp > 1, emb_in, emb_in + head_p * (1.0 - tied))
     p_last_rep = L * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
     mem_static = []
-    for p_rep in (p_first_rep, p_last_rep):
+    for p_rep, trainable in ((p_first_rep, train_first), (p_last_rep, train_last)):
         # ZeRO-3 holds two gathered layers (one prefetched); ZeRO-2/3 one layer's gradients
         # before their reduce-scatter
         w = per_param(p_rep, p_stage_exp, wbytes, shard_w, 2.0)
-        gr = per_param(p_rep, p_stage_exp, c["grad_bytes"], shard_grad, 1.0)
-        op = per_param(p_rep, p_stage_exp, c["optimizer_bytes"], shard_opt, 0.0)
+        gr = per_param(p_rep, p_stage_exp, c["grad_bytes"], shard_grad, 1.0) * trainable
+        op = per_param(p_rep, p_stage_exp, c["optimizer_bytes"], shard_opt, 0.0) * trainable
         mem_static.append((w, gr, op))
 
     act_dense, act_moe = layer_activation_bytes(T, c, t, rep_div, c["top_k"])
@@ -374,9 +420,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # one layer re-materialised in backward (its input is already among the stored checkpoints)
     working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0), 0.0)
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
-    act_first = L * stored * in_flight + working + T * h * act
+    # layers that run forward only (frozen, nothing trainable below) keep no activations
+    kept_first = L - np.where(no_flow, f_first, 0.0)
+    kept_last = L - np.where(no_flow, f_last, 0.0)
+    act_first = kept_first * stored * in_flight + working + T * h * act
     logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
-    act_last = L * stored + working + logits
+    act_last = kept_last * stored + working + logits
     act_first = act_first + np.where(pp > 1, 0.0, logits)
 
     buffers = (
