@@ -1,4 +1,5 @@
-"""The ``dse`` command line: ``evaluate``, ``validate``, ``search``, ``plot`` and ``show``.
+"""The ``dse`` command line: ``evaluate``, ``validate``, ``search``, ``plot``, ``show``, ``whatif``,
+``figures`` and ``import-madmax``.
 
 A thin layer over :func:`dse.evaluate` and :func:`dse.validate.validate_cases`. Bad input
 (a missing or unparsable file, an unknown key, a wrong type, an unknown preset, a precision the
@@ -143,6 +144,9 @@ def evaluate(
     rec = evaluation_record(row, source=label)
     rec["name"] = rec["name"] or Path(label.split(":")[0]).stem
     written: list[Path] = []
+    if (trace is not None or plot is not None) and spec.kind != "llm_train":
+        _fail(f"{label}: --trace and --plot lay out LLM training iterations; this scenario is "
+              f"{spec.kind}, whose schedule is not drawn yet")
     try:
         if trace is not None or plot is not None:
             from .trace import chrome_trace, scenario_trace
@@ -373,6 +377,39 @@ def whatif(
     note = figure_note(result) if not no_plots else "--no-plots: no figure"
     files = ", ".join(p.name for p in paths)
     console.print(f"written to {folder}/: {files}" + (f" ({note})" if note else ""))
+
+
+@app.command("import-madmax")
+def import_madmax(
+    model: Path = typer.Argument(..., metavar="MODEL.json", help="MAD-Max model file (model_cfgs/...)."),
+    system: Path = typer.Argument(..., metavar="SYSTEM.json", help="MAD-Max system file (system_cfgs/...)."),
+    task: Path = typer.Argument(..., metavar="TASK.json", help="MAD-Max task file (task_cfgs/...)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the scenario YAML to this file instead of printing it."),
+    strict: bool = typer.Option(False, "--strict", help="Reject what MAD-Max itself rejects (degrees that do not "
+                                "multiply to the GPU count, ...) instead of converting it with a note."),
+) -> None:
+    """Convert a MAD-Max (model, system, task) triplet into a dse scenario (YAML, with every
+    assumption as a comment at the top): same peak FLOP/s, utilizations and effective bandwidths,
+    same parallel degrees and local batches. A strategy dse cannot express exits with code 2."""
+    from .errors import InputError
+
+    try:
+        from .madmax import import_madmax as convert
+        from .madmax import scenario_yaml
+
+        scenario, notes = convert(model, system, task, strict=strict)
+        text = scenario_yaml(scenario, notes, sources=(model, system, task))
+    except (InputError, OSError) as err:
+        _bad_input(err)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as err:
+        _fail(f"--out {out}: cannot write the scenario: {err.strerror or err}")
+    typer.echo(f"wrote {out} ({len(notes)} assumptions noted at the top)")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

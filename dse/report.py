@@ -30,6 +30,11 @@ TIME_PARTS = {
 #: reported when the cost model returns it).
 OVERLAPPED_PARTS = {f"overlapped_{k}": f"overlapped_{k}_s" for k in COMM_KINDS}
 MEMORY_PARTS = {k: f"memory_{k}_bytes" for k in ("weights", "grads", "optimizer", "activations", "buffers", "reserved")}
+#: Serving metrics of LLM inference rows (reported when the row has them), and their extra
+#: memory part.
+SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
+                "prefill_time_s", "decode_step_s", "input_len", "output_len")
+SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes"}
 #: Sources whose cases were all skipped are folded into one summary row beyond this many.
 MAX_SKIPPED_SOURCE_ROWS = 3
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
@@ -72,6 +77,10 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
                    **{k: _num(row[c]) for k, c in OVERLAPPED_PARTS.items() if c in row}},
         "memory_bytes": {k: _num(row[c]) for k, c in MEMORY_PARTS.items()},
     }
+    if _num(row.get("itl_ms")) is not None:  # an LLM serving row
+        rec["serving"] = {k: _num(row[k]) for k in SERVING_KEYS if k in row}
+        rec["breakdown"]["memory_bytes"].update(
+            {k: _num(row[c]) for k, c in SERVING_MEMORY_PARTS.items() if c in row})
     return rec
 
 
@@ -107,6 +116,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         f"microbatch {p['microbatch']} · global batch {p['global_batch']} "
         f"({p['microbatches']} microbatches per pipeline)"
     )
+    serving = rec.get("serving")
+    if serving:  # LLM inference: the serving plan instead of the training one
+        plan = (f"serving: tp {p['tp']} · pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · "
+                f"{_int(serving.get('input_len'))} prompt + {_int(serving.get('output_len'))} output tokens · "
+                f"batch {_int(serving.get('batch'))} sequences per replica")
     console.print(Text(plan))
     if rec["feasible"]:
         console.print(Text("feasible", style="bold green"))
@@ -118,6 +132,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     perf.add_column(style="cyan")
     perf.add_column(justify="right")
     pct = lambda x: "-" if x is None else f"{100 * x:.1f} %"  # noqa: E731
+    if serving:
+        perf.add_row("time to first token (TTFT)", f"{fmt(serving.get('ttft_ms'))} ms")
+        perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
+        perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
+        perf.add_row("batch (largest that fits)", f"{fmt(serving.get('batch'))} ({fmt(serving.get('batch_max'))})")
     perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
     perf.add_row("tokens/s (total)", fmt(rec["tokens_per_s"]))
     perf.add_row("tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))

@@ -110,9 +110,13 @@ def mixed_file(tmp_path):
     return write_jsonl(tmp_path / "cases.jsonl", objs)
 
 
-def test_every_case_gets_a_status_and_none_is_dropped(mixed_file, monkeypatch):
-    # as if only LLM training were modelled: the other kinds must be listed as skipped
+@pytest.fixture
+def only_llm_training(monkeypatch):
+    """As if only LLM training were modelled: the other kinds must be listed as skipped."""
     monkeypatch.setattr(dse.validate, "supported", lambda kind: kind == "llm_train")
+
+
+def test_every_case_gets_a_status_and_none_is_dropped(mixed_file, only_llm_training):
     cases, summary = validate_cases([mixed_file])
     assert list(cases["id"]) == ["train-ok", "train-iter", "infer", "dlrm", "vit", "bad-key", "bad-metric",
                                  "oom", "fp8-a100"]
@@ -158,7 +162,7 @@ def test_infeasible_cases_keep_their_prediction_and_are_counted(mixed_file):
     assert bool(cases.set_index("id").loc["train-ok", "feasible"]) is True
 
 
-def test_all_ok_cases_are_evaluated_in_one_call(mixed_file, monkeypatch):
+def test_all_ok_cases_are_evaluated_in_one_call(mixed_file, monkeypatch, only_llm_training):
     calls = []
     real = dse.api.evaluate
 
@@ -177,7 +181,7 @@ def test_source_filter(mixed_file):
     assert list(summary["by_source"]) == ["src B"]
 
 
-def test_records_are_json_ready(mixed_file):
+def test_records_are_json_ready(mixed_file, only_llm_training):
     cases, summary = validate_cases([mixed_file])
     records = cases_records(cases)
     text = json.dumps({"cases": records, "summary": summary}, allow_nan=False)

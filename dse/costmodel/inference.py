@@ -1,0 +1,530 @@
+"""LLM serving (prefill + decode with in-flight batching) of N configurations at once.
+
+Units are SI; one multiply-add is 2 FLOPs. Notation: t tensor-parallel, p pipeline-parallel
+degree, B sequences in flight per model replica (the batch), I prompt tokens (input_len), O
+generated tokens (output_len), l layers, h hidden, a query heads, g KV heads, d head dim, f FFN
+hidden, V vocabulary, E experts, k top-k.
+
+**Steady state of in-flight batching.** An engine that keeps B sequences in flight (TensorRT-LLM,
+vLLM, SGLang) admits a new request whenever one finishes; with fixed I and O every slot cycles
+through one prefill and O-1 decode steps, so the average engine iteration carries
+
+    n_dec = B (O-1)/O decode tokens  +  n_pre = B I/O prompt tokens (chunked prefill)
+
+and emits B output tokens (one per sequence; the last prompt chunk emits the first token). This
+is the mix trtllm-bench sizes its engines for (max_num_tokens = B (1 + I/O)). Output throughput of
+a replica is B / t_iter; time per output token (ITL) is t_iter (the mean iteration).
+
+**Chunked prefill.** An iteration's token budget is ``clip(n_dec + n_pre, min_num_tokens,
+max_num_tokens)`` (trtllm-bench never builds an engine below 2048 tokens): prompts are processed
+in chunks of the budget the decode tokens leave, ``C = budget - n_dec``, in a fraction
+``phi = n_pre / C`` of the iterations; the others only decode. At small batches (long sequences,
+little free memory) a chunk iteration is compute-bound and the decode-only ones memory-bound,
+so prompt FLOPs no longer hide under the weight reads:
+``t_iter = phi t(n_dec + C) + (1 - phi) t(n_dec)``.
+
+**One iteration** runs every layer over the n_dec + n_pre tokens (prompt and decode tokens
+share the GEMMs; their attention runs in separate kernels):
+
+* every linear layer as a roofline of ``2 M K N / (peak * eff * K/(K+K_half))`` against
+  ``(w K N + x M K + a M N) / (hbm_bw * infer_hbm)``, smoothed at the ridge
+  (``(x^2 + y^2)^(1/2)``, :data:`ROOF_Q`): at small batch the weights read once per iteration
+  dominate (memory-bound decode), at large batch the FLOPs (compute-bound);
+  ``eff = eff_matmul * infer_matmul`` (the training GEMM efficiency times a serving factor that
+  absorbs the kernels a serving step runs besides GEMMs);
+* MoE layers read only the experts the iteration's tokens touch: E (1 - (1 - k/E)^M) of them
+  for M tokens (uniform routing), each GEMM over M k / E_hit tokens;
+* decode attention reads each sequence's KV cache, ``n_dec * ctx * 2 l g d kv_bytes / t`` bytes
+  with ctx = I + O/2 the mean context (roofline against its 4 n_dec ctx a d FLOPs);
+* prefill attention does the causal half of the I^2 work of each prompt,
+  ``2 (n_pre/I) I^2 a d`` FLOPs per layer, at the fused-attention efficiency;
+* elementwise HBM traffic (norms, residuals, rotary, activation, quantisation, KV writes);
+* tensor parallelism: 2 all-reduces per layer of the iteration's tokens (alpha-beta model of
+  :mod:`collectives`, plus a calibrated fixed time per call, ``collective_overhead``, which
+  dominates when an iteration carries few tokens); expert parallelism beyond the TP group adds
+  dispatch + combine all-to-alls (within it, experts split ep ways and each sharded tp/ep ways,
+  combined by the same all-reduce, as TensorRT-LLM's MoE does);
+* the LM head on the B output tokens (16-bit: FP8/FP4 quantisation keeps it unquantised), the
+  fp32 logits and their gather across TP ranks;
+* a fixed engine overhead per iteration plus a per-sequence one (scheduling, sampling).
+
+The calibrated numbers (``infer_*`` keys per GPU family in ``dse/data/calibration.yaml``, fitted
+by ``scripts/calibrate_inference.py``) enter as the columns infer_matmul, infer_attention,
+infer_hbm, step_overhead, seq_overhead and collective_overhead.
+
+Pipeline parallelism splits the batch into p microbatches of B/p that follow each other
+through the stages: a stage holds l/p layers, the period of one iteration is p stage times
+(plus p point-to-point activation transfers), so throughput is B / (p t_stage) and ITL
+p t_stage.
+
+**Memory per GPU**: weights (linear layers at weight_bytes, embedding and LM head at
+head_bytes, sharded t ways, l/p layers), the engine's activation workspace for one iteration's
+tokens and the fp32 logits, a reserve (``memory_reserved``), and the KV cache. The engine gives
+``kv_mem_fraction`` of the memory left to the KV cache (TensorRT-LLM's
+kv_cache_free_gpu_mem_fraction, 0.9 by default), reserving for each sequence
+``ceil((I + kv_reserve_output * O) / kv_block) * kv_block`` tokens of
+``2 (l/p) max(g, t)/t d kv_bytes`` bytes (TensorRT-LLM's GUARANTEED_NO_EVICT scheduler reserves
+prompt + all output tokens; on-demand paging engines about half the output).
+
+**Choosing the batch**: with ``batch`` = 0 every candidate batch (powers of two and the largest
+one that fits in memory, within max_batch, max_num_tokens and concurrency) is scored on a second
+array axis and the throughput-maximising one is kept, as an offline max-throughput benchmark's
+engine fills its KV cache. No Python loop runs over configurations.
+
+TTFT is the service time of one prompt in a loaded engine: the ceil(I / C) iterations that carry
+its chunks together with the decode tokens of the other sequences (no queueing: an offline
+benchmark that queues all requests at once reports a TTFT dominated by its queue, which depends
+on the request count). ``prefill_time_s`` is the prompt alone on an idle engine,
+``decode_step_s`` an iteration without prompt tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import collectives as coll
+from .inputs import COLUMNS, broadcast_columns
+from .training import (
+    DEGREES_PRODUCT,
+    EP_DENSE,
+    EXPERTS_EP,
+    FFN_TP,
+    HEADS_TP,
+    LAYERS_PP,
+    OUT_OF_MEMORY,
+)
+
+#: Configurations scored per inner call (each carries a grid of candidate batches).
+CHUNK = 1 << 12
+
+#: Extra infeasibility bit: context parallelism is not modelled for serving.
+CONTEXT_PARALLEL = 1 << 10
+#: Extra infeasibility bit: KV heads neither divide nor are a multiple of tp.
+KV_HEADS_TP = 1 << 11
+
+#: Relative throughput difference below which the larger of two candidate batches is kept.
+TIE = 1e-6
+
+#: Candidate batch sizes scored for every configuration (plus its memory-limited maximum).
+BATCH_GRID = 2.0 ** np.arange(0, 17)
+
+#: The serving columns (on top of the shared model / hardware / plan columns of
+#: :data:`dse.costmodel.inputs.COLUMNS`): name -> (default, unit / meaning); None = required.
+INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
+    "input_len": (None, "prompt tokens per request (ISL)"),
+    "output_len": (None, "generated tokens per request (OSL), >= 1"),
+    "batch": (0.0, "sequences in flight per model replica; 0 = choose the throughput-maximising "
+                   "batch within memory (offline max throughput)"),
+    "concurrency": (0.0, "upper bound on sequences in flight (online clients); 0 = none"),
+    "kv_bytes": (2.0, "bytes per KV-cache element (1 for an FP8 KV cache)"),
+    "head_bytes": (2.0, "bytes per weight of the embedding and LM head (FP8/FP4 checkpoints keep "
+                        "them 16-bit)"),
+    "max_batch": (4096.0, "largest batch the engine runs (trtllm-bench caps its engines' "
+                          "max_batch_size at 4096)"),
+    "max_num_tokens": (32768.0, "most tokens one iteration may carry (trtllm-bench caps its engines' "
+                                "max_num_tokens at 32768): bounds B (1 + I/O) per microbatch"),
+    "min_num_tokens": (2048.0, "least token budget of an iteration (trtllm-bench builds engines with "
+                               "max_num_tokens >= 2048): prompts are chunked at the budget left by "
+                               "the decode tokens; set both to an engine's fixed budget (vLLM "
+                               "max_num_batched_tokens)"),
+    "kv_mem_fraction": (0.9, "fraction of the memory left after weights, workspace and reserve "
+                             "that the engine gives the KV cache"),
+    "kv_reserve_output": (1.0, "fraction of the output tokens whose KV blocks are reserved per "
+                               "sequence on admission (1: TensorRT-LLM GUARANTEED_NO_EVICT)"),
+    "kv_block": (64.0, "tokens per KV-cache block (paged KV cache)"),
+    "infer_matmul": (1.19, "serving GEMM efficiency as a factor on eff_matmul (per family, "
+                           "calibration.yaml; default: hopper's)"),
+    "infer_attention": (0.516, "fraction of the attention peak (16-bit; FP8 with an FP8 KV cache) the "
+                             "fused serving attention kernels reach (per family, calibration.yaml)"),
+    "infer_hbm": (0.874, "fraction of HBM bandwidth the weight and KV-cache reads reach"),
+    "step_overhead": (200e-6, "fixed time per engine iteration (launches, scheduling), s"),
+    "seq_overhead": (3.23e-6, "time per sequence in flight per iteration (sampling, bookkeeping), s"),
+    "collective_overhead": (75.6e-6, "fixed time of each tensor-parallel collective call in a serving "
+                                 "iteration (launch and cross-GPU synchronisation), s"),
+}
+INFERENCE_REQUIRED = tuple(k for k, (v, _) in INFERENCE_COLUMNS.items() if v is None)
+
+#: Bytes of fp32 logits per vocabulary entry and output token, and the passes over them
+#: (written by the LM head, read by the sampler).
+LOGIT_BYTES = 4.0
+LOGIT_PASSES = 2.0
+
+#: Elementwise passes over h-sized activations per token and layer (two norms, two residual
+#: adds, rotary, quantisation and copies), as HBM traffic.
+ELEM_PASSES = 8.0
+
+
+def split_columns(batch: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(shared cost-model columns, serving columns) of a batch; KeyError for unknown names."""
+    unknown = sorted(set(batch) - set(COLUMNS) - set(INFERENCE_COLUMNS))
+    if unknown:
+        raise KeyError(f"unknown inference cost-model columns: {unknown}; known: "
+                       f"{sorted(set(COLUMNS) | set(INFERENCE_COLUMNS))}")
+    missing = [k for k in INFERENCE_REQUIRED if k not in batch]
+    if missing:
+        raise KeyError(f"missing required inference columns: {missing}")
+    shared = {k: v for k, v in batch.items() if k in COLUMNS}
+    own = {k: v for k, v in batch.items() if k in INFERENCE_COLUMNS}
+    shared.setdefault("global_batch", 1.0)  # a training column, unused here
+    if "seq_len" not in shared:
+        shared["seq_len"] = (np.asarray(own["input_len"], dtype=np.float64)
+                             + np.asarray(own["output_len"], dtype=np.float64))
+    return shared, own
+
+
+def _broadcast_own(own: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    out = {}
+    for name, (default, _) in INFERENCE_COLUMNS.items():
+        value = np.asarray(own.get(name, default), dtype=np.float64)
+        if value.ndim > 1:
+            raise ValueError(f"column {name!r} must be a scalar or a 1-d array, got {value.shape}")
+        out[name] = value
+    return out
+
+
+def evaluate_inference(batch: Mapping[str, Any], outputs: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """Score N serving configurations.
+
+    ``batch`` maps :data:`dse.costmodel.inputs.COLUMNS` and :data:`INFERENCE_COLUMNS` names to
+    arrays of length N or scalars (``global_batch`` and ``seq_len`` may be left out). Returns a
+    dict of finite float arrays of length N (every metric, or only ``outputs``).
+    """
+    shared, own = split_columns(batch)
+    cols, n = broadcast_columns(shared)
+    own_cols = _broadcast_own(own)
+    lengths = {v.shape[0] for v in (*cols.values(), *own_cols.values()) if v.ndim == 1 and v.shape[0] != 1}
+    if len(lengths) > 1:
+        raise ValueError(f"columns have different lengths: {sorted(lengths)}")
+    n = lengths.pop() if lengths else 1
+    c = {**cols, **own_cols}
+    if n == 0:
+        with np.errstate(all="ignore"):
+            empty = _evaluate({k: (np.ones(1) if v.ndim else v) for k, v in c.items()}, 1)
+        return {k: np.empty(0) for k in (empty if outputs is None else outputs)}
+    out: dict[str, np.ndarray] = {}
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        chunk = {k: (v[start:stop] if v.ndim and v.shape[0] == n else v) for k, v in c.items()}
+        part = _evaluate(chunk, stop - start)
+        if not out:
+            out = {k: np.empty(n) for k in (part if outputs is None else outputs)}
+        for k, v in out.items():
+            v[start:stop] = part[k]
+    return out
+
+
+#: Exponent of the smooth roofline ``(x^q + y^q)^(1/q)`` (q -> infinity: the max). With q = 2 an
+#: op at the ridge point (FLOP time = byte time) reaches 1/sqrt(2) = 71% of both peaks: a GEMM
+#: cannot stream its weights at full bandwidth while its tensor cores run flat out. This matters
+#: for decode at batches of ~100-300 sequences per GPU (the ridge of FP8/FP16 GEMMs).
+ROOF_Q = 2.0
+
+
+def roof(x, y):
+    """Time of an op bound by two resources: their max, smoothed near the ridge when ROOF_Q > 0."""
+    if ROOF_Q <= 0:
+        return np.maximum(x, y)
+    m = np.maximum(np.maximum(x, y), 1e-300)
+    return m * ((x / m) ** ROOF_Q + (y / m) ** ROOF_Q) ** (1.0 / ROOF_Q)
+
+
+def _col(v: np.ndarray) -> np.ndarray:
+    """A column as an (n, 1) array (scalars stay 0-d): configurations x candidate batches."""
+    v = np.asarray(v, dtype=np.float64)
+    if v.ndim == 1:
+        return v.reshape(-1, 1)
+    return v
+
+
+def _evaluate(cin: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    c = {k: _col(v) for k, v in cin.items()}
+    t, p, dp, cp, ep = c["tp"], c["pp"], c["dp"], c["cp"], c["ep"]
+    h, a, g, d = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"]
+    f, V, mats = c["ffn_hidden"], c["vocab"], c["ffn_mats"]
+    I = np.maximum(c["input_len"], 1.0)
+    O = np.maximum(c["output_len"], 1.0)
+    ab = c["act_bytes"]
+    wb = c["weight_bytes"]
+    kvb = c["kv_bytes"]
+    hb = c["head_bytes"]
+    xb = np.minimum(wb, ab)  # GEMM activation operands are quantised like the weights (FP8, FP4)
+
+    layers = c["layers"]
+    L = layers / p
+    moe_frac = np.where(c["experts"] > 0, c["moe_layers"] / layers, 0.0)
+    dense_frac = 1.0 - moe_frac
+    is_moe = c["experts"] > 0
+
+    a_loc = a / t
+    g_loc = np.maximum(g, t) / t  # KV heads per GPU (replicated when tp > kv_heads)
+    f_loc = f / t
+    E = np.maximum(c["experts"], 1.0)
+    k = np.where(is_moe, np.maximum(c["top_k"], 1.0), 0.0)
+    fe = c["expert_ffn_hidden"]
+    etp = np.maximum(t / ep, 1.0)  # ways each expert is sharded
+    pool = np.maximum(ep / t, 1.0)  # replicas whose tokens meet in one expert group
+    E_loc = E / ep
+    fe_loc = fe / etp
+    S = c["shared_experts"]
+
+    # ------------------------------------------------------------------ rates
+    mm_rate = c["peak_flops"] * c["eff_matmul"] * c["infer_matmul"]
+    mm16_rate = c["peak_flops_16"] * c["eff_matmul"] * c["infer_matmul"]
+    # fused attention runs in FP8 when the KV cache is FP8 (TensorRT-LLM's FP8 context FMHA)
+    attn_peak = np.where(kvb <= 1.0, np.minimum(c["peak_flops"], 2.0 * c["peak_flops_16"]), c["peak_flops_16"])
+    attn_rate = attn_peak * c["infer_attention"]
+    hbm = c["hbm_bw"] * c["infer_hbm"]
+    k_half = c["matmul_k_half"]
+    net = coll.Network(
+        c["nvlink_bw"] * c["eff_nvlink"], c["scaleout_bw"] * c["eff_scaleout"],
+        c["nvlink_latency"], c["scaleout_latency"], c["nvlink_domain"], c["rail_optimized"],
+    )
+
+    def gemm(M, K, N, ops=1.0, wbytes=wb, rate=mm_rate):
+        """``ops`` GEMMs (M x K) @ (K x N): roofline of FLOPs (at a depth-dependent fraction of
+        the rate) against the weights read once plus the activations in and out."""
+        flops = 2.0 * M * K * N * ops
+        rate_k = rate * K / (K + k_half)
+        traffic = ops * (wbytes * K * N + xb * M * K + ab * M * N)
+        return roof(flops / rate_k, traffic / hbm)
+
+    # ------------------------------------------------------------------ one pipeline stage
+    def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx):
+        """Time of one stage over one microbatch iteration, and its parts.
+
+        n_dec decode tokens (each attends to ``ctx`` cached tokens), n_pre prompt tokens whose
+        causal attention costs ``pre_attn_flops`` per layer (whole model, divided by t here),
+        n_out output tokens through the LM head. Returns a dict of arrays.
+        """
+        M = n_dec + n_pre
+        qkv = gemm(M, h, (a_loc + 2.0 * g_loc) * d)
+        out = gemm(M, a_loc * d, h)
+        up = gemm(M, h, (mats - 1.0) * f_loc)
+        down = gemm(M, f_loc, h)
+        proj = qkv + out
+        dense_ffn = up + down
+
+        # MoE: experts touched by the iteration's (pooled) tokens, uniform routing
+        Mp = M * pool
+        hit = 1.0 - np.power(np.clip(1.0 - k / E, 0.0, 1.0), Mp)
+        touched = np.maximum(E_loc * hit, 1e-9)
+        Me = Mp * k / np.maximum(E * hit, 1e-9)
+        experts = gemm(Me, h, (mats - 1.0) * fe_loc, touched) + gemm(Me, fe_loc, h, touched)
+        router = gemm(M, h, E, wbytes=ab, rate=mm16_rate)
+        shared = S * (gemm(M, h, (mats - 1.0) * fe / t) + gemm(M, fe / t, h))
+        moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
+
+        # attention: decode reads the KV cache, prefill is causal FLOPs
+        kv_read = n_dec * ctx * 2.0 * g_loc * d * kvb
+        dec_attn = roof(kv_read / hbm, 4.0 * n_dec * ctx * a_loc * d / attn_rate)
+        pre_attn = pre_attn_flops / t / attn_rate
+        attn = dec_attn + pre_attn
+
+        # elementwise traffic, KV writes
+        kv_write = M * 2.0 * g_loc * d * kvb
+        elem_dense = ELEM_PASSES * M * h * ab + mats * M * f_loc * ab + kv_write
+        routed = M * k * pool / ep  # routed token copies this GPU processes
+        elem_moe = (ELEM_PASSES * M * h * ab + mats * routed * fe_loc * ab + 4.0 * routed * h * ab
+                    + S * mats * M * fe / t * ab + kv_write)
+        elem = (dense_frac * elem_dense + moe_frac * elem_moe) / hbm
+
+        # communication per layer: 2 TP all-reduces; EP beyond the TP group: 2 all-to-alls
+        call = np.where(t > 1, c["collective_overhead"], 0.0)
+        tp_comm = 2.0 * (coll.allreduce_time(M * h * ab, t, 1.0, net) + call)
+        ep_comm = np.where(is_moe & (ep > t), 2.0 * coll.all_to_all_time(M * k * h * ab, ep, 1.0, net), 0.0)
+
+        gemms = L * (dense_frac * (proj + dense_ffn) + moe_frac * (proj + moe_ffn))
+        attn_t = L * attn
+        elem_t = L * elem
+        tp_t = L * tp_comm
+        ep_t = L * moe_frac * ep_comm
+
+        # LM head (16-bit) on the output tokens, fp32 logits written, read, gathered over TP
+        head = gemm(n_out, h, V / t, wbytes=hb, rate=mm16_rate)
+        logits = n_out * V * LOGIT_BYTES
+        head = head + LOGIT_PASSES * logits / hbm + coll.allgather_time(logits, t, 1.0, net)
+
+        p2p = np.where(p > 1, coll.p2p_time(M * h * ab, t * p <= c["nvlink_domain"], net), 0.0)
+        overhead = c["step_overhead"] + c["seq_overhead"] * n_out
+        compute = gemms + attn_t + elem_t + head + overhead
+        total = compute + tp_t + ep_t + p2p
+        return {"total": total, "compute": compute, "gemm": gemms, "attention": attn_t,
+                "other": elem_t + head + overhead, "tp": tp_t, "ep": ep_t, "pp": p2p}
+
+    # ------------------------------------------------------------------ memory per GPU
+    attn_w = h * (a_loc + 2.0 * g_loc) * d + a_loc * d * h
+    w_dense = wb * (attn_w + mats * h * f_loc) + 2.0 * h * ab
+    w_moe = (wb * (attn_w + E_loc * mats * h * fe_loc + S * mats * h * fe / t)
+             + ab * (h * c["experts"] + 2.0 * h))
+    emb = hb * V * h / t
+    weights = L * (dense_frac * w_dense + moe_frac * w_moe) + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"])
+    kv_tok = 2.0 * L * g_loc * d * kvb  # KV bytes per token per GPU
+    blk = np.maximum(c["kv_block"], 1.0)
+    kv_seq = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk * kv_tok
+    tok_ratio = 1.0 + I / O  # iteration tokens per sequence in flight
+    ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(k * fe_loc * pool, fe_loc), 0.0))
+    ws_tok = ab * (4.0 * h + (a_loc + 2.0 * g_loc) * d + mats * ffn_max)  # activations per token
+    ws_seq = V * LOGIT_BYTES  # fp32 logits per output token (gathered, full vocabulary)
+    reserved = c["memory_reserved"]
+    kv_frac = np.clip(c["kv_mem_fraction"], 1e-6, 1.0)
+    maxtok = np.maximum(c["max_num_tokens"], 1.0)
+
+    def workspace(b):
+        return np.minimum(b * tok_ratio, np.maximum(maxtok, I)) * ws_tok + b * ws_seq
+
+    # largest batch whose KV fits in the engine's share of free memory (workspace linear in b)
+    free0 = c["hbm_bytes"] - weights - reserved
+    b_mem = kv_frac * free0 / (kv_seq + kv_frac * (tok_ratio * ws_tok + ws_seq) / p)
+    b_mem = np.floor(np.maximum(b_mem, 0.0))
+    b_tok = np.floor(p * maxtok / tok_ratio)
+    cap = np.minimum(np.minimum(b_mem, b_tok), np.maximum(c["max_batch"], 1.0))
+    conc = c["concurrency"]
+    cap = np.where(conc > 0, np.minimum(cap, conc), cap)
+
+    # ------------------------------------------------------------------ candidate batches
+    fixed = c["batch"] > 0
+    cand = np.empty((n, BATCH_GRID.size + 1))
+    cand[:, :-1] = BATCH_GRID
+    cand[:, -1:] = np.maximum(cap, 1.0)
+    cand = np.where(fixed, c["batch"], cand)
+    ok = fixed | (cand <= np.maximum(cap, 1.0))
+
+    def iteration(B):
+        """The mean iteration of a full engine at batch B (per microbatch stage): decode tokens
+        every iteration, prompts in chunks of the token budget left by them, in a fraction phi
+        of the iterations. Returns (mean stage time parts, chunk-iteration parts, chunk, b)."""
+        m = np.minimum(p, B)
+        b = B / m
+        n_dec = b * (O - 1.0) / O
+        n_pre = b * I / O
+        budget = np.clip(n_dec + n_pre, c["min_num_tokens"], np.maximum(c["max_num_tokens"], n_dec + n_pre))
+        chunk = np.maximum(budget - n_dec, 1.0)  # prompt tokens of an iteration that takes some
+        phi = np.clip(n_pre / chunk, 0.0, 1.0)
+        ctx = I + O / 2.0
+        mix = stage(n_dec, chunk, b, 2.0 * chunk * I * a * d, ctx)
+        dec = stage(n_dec, 0.0, b, 0.0, ctx)
+        mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
+        return mean, mix, chunk, b
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        s_c, _, _, _ = iteration(cand)
+        thr = cand / (p * s_c["total"])
+        thr = np.where(ok & np.isfinite(thr), thr, -1.0)
+        # the largest batch within a hair of the best throughput: an engine fills its KV cache
+        near = thr >= np.max(thr, axis=1, keepdims=True) * (1.0 - TIE)
+        best = np.argmax(np.where(near, cand, -1.0), axis=1)[:, None]
+        B = np.take_along_axis(cand, best, axis=1)
+
+        s, mix, chunk, b = iteration(B)
+        itl = p * s["total"]
+        dec_s = stage(b, 0.0, b, 0.0, I + O / 2.0)
+        chunks = np.ceil(I / chunk - 1e-9)  # iterations a prompt's chunks take
+        ttft = chunks * p * mix["total"]
+        solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
+        prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, 2.0 * solo * I * a * d, I)["total"]
+
+    # ------------------------------------------------------------------ memory at the batch
+    kv_cache = B * kv_seq
+    ws = workspace(b)
+    free = c["hbm_bytes"] - weights - reserved - ws
+    headroom = np.maximum((1.0 - kv_frac) * free, 0.0)
+    memory = weights + ws + reserved + kv_cache + headroom
+
+    # ------------------------------------------------------------------ feasibility
+    mask = np.zeros((n, 1), dtype=np.int64)
+
+    def flag(cond, bit):
+        nonlocal mask
+        mask = mask | np.where(cond, bit, 0)
+
+    flag(t * p * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
+    flag(np.mod(a, t) != 0, HEADS_TP)
+    flag((np.mod(g, t) != 0) & (np.mod(t, g) != 0), KV_HEADS_TP)
+    flag(np.mod(layers, p) != 0, LAYERS_PP)
+    ep_nests = np.mod(np.maximum(t, ep), np.minimum(t, ep)) == 0  # ep divides tp or tp divides ep
+    flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(t * dp, ep) != 0) | ~ep_nests), EXPERTS_EP)
+    flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, etp) != 0)), FFN_TP)
+    flag(~is_moe & (ep > 1), EP_DENSE)
+    flag(cp > 1, CONTEXT_PARALLEL)
+    flag(kv_cache > kv_frac * free * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
+
+    # ------------------------------------------------------------------ metrics
+    n_gpus = c["num_gpus"]
+    tokens_s = dp * B / itl
+    per_gpu = tokens_s / n_gpus
+    # model FLOPs per request: linear layers over I + O tokens, LM head on O, attention
+    attn_w_full = h * (a + 2.0 * g) * d + a * d * h
+    active = layers * (dense_frac * (attn_w_full + mats * h * f)
+                       + moe_frac * (attn_w_full + (k + S) * mats * h * fe + h * c["experts"]))
+    req_flops = (2.0 * active * (I + O) + 2.0 * h * V * O
+                 + layers * (2.0 * I * I * a * d + 4.0 * (O - 1.0) * (I + O / 2.0) * a * d))
+    tflops = per_gpu * req_flops / O / 1e12
+    total_params = layers * (dense_frac * (attn_w_full + mats * h * f)
+                             + moe_frac * (attn_w_full + c["experts"] * mats * h * fe + S * mats * h * fe
+                                           + h * c["experts"])) + V * h * (2.0 - c["tied_embeddings"])
+    active_params = active + V * h * (2.0 - c["tied_embeddings"])
+    zero = 0.0 * itl
+    out = {
+        "tokens_per_s": tokens_s,
+        "tokens_per_s_per_gpu": per_gpu,
+        "requests_per_s": tokens_s / O,
+        "samples_per_s": tokens_s / O,
+        "ttft_ms": ttft * 1e3,
+        "itl_ms": itl * 1e3,
+        "iteration_time_s": itl,
+        "decode_step_s": p * dec_s["total"],
+        "prefill_time_s": prefill,
+        "batch": B,
+        "batch_max": np.maximum(cap, 0.0) + zero,
+        "microbatches": np.minimum(p, B),
+        "kv_cache_bytes": kv_cache,
+        "kv_bytes_per_token": kv_tok,
+        "memory_per_gpu_bytes": memory,
+        "memory_weights_bytes": weights + zero,
+        "memory_kv_cache_bytes": kv_cache,
+        "memory_activations_bytes": ws,
+        "memory_grads_bytes": zero,
+        "memory_optimizer_bytes": zero,
+        "memory_buffers_bytes": zero,
+        "memory_reserved_bytes": reserved + headroom,
+        "memory_excess_bytes": np.maximum(kv_cache - kv_frac * free, 0.0),
+        "time_compute_s": p * s["compute"],
+        "time_gemm_s": p * s["gemm"],
+        "time_attention_s": p * s["attention"],
+        "time_other_s": p * s["other"],
+        "time_bubble_s": zero,
+        "exposed_tp_s": p * s["tp"],
+        "exposed_ep_s": p * s["ep"],
+        "exposed_cp_s": zero,
+        "exposed_fsdp_s": zero,
+        "exposed_pp_s": p * s["pp"],
+        "exposed_dp_s": zero,
+        "time_overlap_slowdown_s": zero,
+        "model_tflops_per_gpu": tflops,
+        "hardware_tflops_per_gpu": tflops,
+        "mfu": tflops * 1e12 / c["peak_flops"],
+        "hfu": tflops * 1e12 / c["peak_flops"],
+        "params_total": total_params + zero,
+        "params_active": active_params + zero,
+        "energy_per_token_j": c["power_w"] / np.maximum(per_gpu, 1e-30),
+        "cost_per_mtok_usd": c["price_per_gpu_hour"] / 3600.0 / np.maximum(per_gpu, 1e-30) * 1e6,
+        "infeasible_mask": mask.astype(np.float64),
+    }
+    out["exposed_comm_s"] = out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
+    out["feasible"] = (mask == 0).astype(np.float64)
+    result = {}
+    for key, v in out.items():
+        v = np.broadcast_to(np.asarray(v, dtype=np.float64), (n, 1)).reshape(n)
+        result[key] = np.nan_to_num(v, nan=0.0, posinf=np.finfo(np.float64).max, neginf=0.0)
+    return result
+
+
+#: Names of the arrays :func:`evaluate_inference` returns that every serving study needs.
+OUTPUTS = (
+    "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "ttft_ms", "itl_ms",
+    "iteration_time_s", "decode_step_s", "prefill_time_s", "batch", "kv_cache_bytes",
+    "memory_per_gpu_bytes", "feasible", "infeasible_mask",
+)

@@ -1,0 +1,168 @@
+"""LLM serving scenarios (``workload: inference`` with an LLM model): kind ``llm_inference``.
+
+Columns: :func:`dse.api.scenario_columns` (model, hardware, parallel plan; ``dp`` replicas of a
+``tp x pp`` model each) plus the serving columns of
+:data:`dse.costmodel.inference.INFERENCE_COLUMNS` from the scenario's ``inference`` block, its
+precision and the per-family serving calibration (``infer_*`` keys of
+``dse/data/calibration.yaml``). One vectorized :func:`evaluate_inference` call scores them all.
+
+Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weights in FP4
+(0.5 byte) with an FP8 KV cache, ``fp32``/``tf32`` 4 bytes, otherwise 2 bytes; the embedding and
+LM head stay 16-bit. ``inference.batch`` fixes the sequences in flight per replica;
+``inference.concurrency`` bounds them (online clients); otherwise the throughput-maximising batch
+within memory is chosen (``offline_max_throughput``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..api import scenario_columns
+from ..costmodel import inference as inf
+from ..costmodel import training as tr
+from ..costmodel.inputs import COLUMNS
+from ..errors import InputError, single
+from ..hardware import resolve_hardware
+from ..presets import calibration_table, gpu_preset
+from ..specs import Scenario
+from . import register
+
+GIB = 2.0**30
+
+#: precision -> (weight bytes, KV-cache bytes, activation bytes)
+PRECISION_BYTES = {
+    "fp8": (1.0, 1.0, 2.0),
+    "fp4": (0.5, 1.0, 2.0),
+    "fp32": (4.0, 4.0, 4.0),
+    "tf32": (4.0, 4.0, 4.0),
+    "bf16": (2.0, 2.0, 2.0),
+    "fp16": (2.0, 2.0, 2.0),
+}
+
+#: calibration.yaml key -> (inference column, factor to SI)
+CALIBRATION_KEYS = {
+    "infer_matmul": ("infer_matmul", 1.0),
+    "infer_attention": ("infer_attention", 1.0),
+    "infer_hbm": ("infer_hbm", 1.0),
+    "infer_step_us": ("step_overhead", 1e-6),
+    "infer_seq_us": ("seq_overhead", 1e-6),
+    "infer_collective_us": ("collective_overhead", 1e-6),
+}
+
+
+def inference_columns(scenario: Scenario) -> dict[str, float]:
+    """Every cost-model column (shared and serving) of one LLM inference scenario, SI units."""
+    if scenario.inference is None:
+        raise single("inference", "an inference scenario needs an inference block "
+                     "{input_len, output_len, batch, concurrency, mode}", None)
+    row = scenario_columns(scenario)
+    wb, kvb, ab = PRECISION_BYTES.get(scenario.precision, (2.0, 2.0, 2.0))
+    row.update(weight_bytes=wb, act_bytes=ab)
+    spec = scenario.inference
+    serving = {k: default for k, (default, _) in inf.INFERENCE_COLUMNS.items() if default is not None}
+    serving.update({
+        "input_len": float(spec.input_len),
+        "output_len": float(spec.output_len),
+        "batch": float(spec.batch or 0),
+        "concurrency": float(spec.concurrency or 0),
+        "kv_bytes": kvb,
+        "head_bytes": max(ab, 2.0),
+    })
+    family = gpu_preset(scenario.cluster.gpu)["family"]
+    calib = calibration_table()[family]
+    for key, (column, factor) in CALIBRATION_KEYS.items():
+        if calib.get(key) is not None:
+            serving[column] = float(calib[key]) * factor
+    row["seq_len"] = serving["input_len"] + serving["output_len"]
+    row.update(serving)
+    return {k: float(v) for k, v in row.items()}
+
+
+@register("llm_inference")
+def evaluate(scenarios: list[Scenario], explain: bool = True) -> pd.DataFrame:
+    """LLM serving scenarios in one vectorized call: one row each, input columns and metrics,
+    ``feasible`` (bool) and ``infeasible_reason``."""
+    rows = []
+    for i, s in enumerate(scenarios):
+        try:
+            resolve_hardware(s.cluster, s.precision)  # precision check with the standard message
+            rows.append(inference_columns(s))
+        except InputError as err:
+            raise err.with_source(f"scenario {i}" + (f" ({s.name})" if s.name else "")) from None
+    names = list(COLUMNS) + [k for k in inf.INFERENCE_COLUMNS if k not in COLUMNS]
+    frame = pd.DataFrame(rows, columns=names)
+    return evaluate_frame(frame, explain=explain).assign(
+        name=[s.name for s in scenarios], gpu=[s.cluster.gpu for s in scenarios],
+        model=[s.model.name for s in scenarios], precision=[s.precision for s in scenarios],
+    )
+
+
+def evaluate_frame(frame: pd.DataFrame, explain: bool = True) -> pd.DataFrame:
+    """Score a DataFrame of inference cost-model columns; returns it with the metrics appended."""
+    known = set(COLUMNS) | set(inf.INFERENCE_COLUMNS)
+    batch = {k: frame[k].to_numpy(dtype=np.float64) for k in frame.columns if k in known}
+    metrics = inf.evaluate_inference(batch) if len(frame) else {}
+    out = frame.copy()
+    for k, v in metrics.items():
+        out[k] = v
+    if not len(frame):
+        out["feasible"] = pd.Series(dtype=bool)
+        out["infeasible_mask"] = pd.Series(dtype=np.int64)
+        out["infeasible_reason"] = pd.Series(dtype=object)
+        return out
+    out["feasible"] = out["feasible"] > 0
+    out["infeasible_mask"] = out["infeasible_mask"].astype(np.int64)
+    reasons = np.full(len(out), "", dtype=object)
+    if explain:
+        for i in np.flatnonzero(~out["feasible"].to_numpy()):
+            reasons[i] = describe(int(out["infeasible_mask"].iat[i]), out.iloc[i].to_dict())
+    out["infeasible_reason"] = reasons
+    return out
+
+
+def _i(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def describe(mask: int, row: Mapping[str, Any]) -> str:
+    """The reasons a serving configuration is infeasible, with the arithmetic ('' when none)."""
+    r = {k: float(v) for k, v in row.items() if isinstance(v, (int, float, np.floating, np.integer))}
+    g = lambda k, default=0.0: r.get(k, default)  # noqa: E731
+    tp, pp, dp, cp, ep = g("tp", 1), g("pp", 1), g("dp", 1), g("cp", 1), g("ep", 1)
+    reasons = []
+    if mask & tr.DEGREES_PRODUCT:
+        reasons.append(f"tp*pp*dp*cp = {_i(tp)}*{_i(pp)}*{_i(dp)}*{_i(cp)} = {_i(tp * pp * dp * cp)} "
+                       f"!= num_gpus {_i(g('num_gpus'))}")
+    if mask & tr.HEADS_TP:
+        reasons.append(f"heads {_i(g('heads'))} must be divisible by tp {_i(tp)}")
+    if mask & inf.KV_HEADS_TP:
+        reasons.append(f"kv_heads {_i(g('kv_heads'))} must divide or be a multiple of tp {_i(tp)}")
+    if mask & tr.FFN_TP:
+        reasons.append(f"ffn_hidden {_i(g('ffn_hidden'))} (and expert_ffn_hidden) must be divisible by tp {_i(tp)}")
+    if mask & tr.LAYERS_PP:
+        reasons.append(f"layers {_i(g('layers'))} not divisible by pp {_i(pp)}")
+    if mask & tr.EXPERTS_EP:
+        reasons.append(f"ep {_i(ep)} must divide experts {_i(g('experts'))} and tp*dp = {_i(tp * dp)}, "
+                       f"and divide or be a multiple of tp {_i(tp)}")
+    if mask & tr.EP_DENSE:
+        reasons.append(f"ep {_i(ep)} > 1 but the model has no experts")
+    if mask & inf.CONTEXT_PARALLEL:
+        reasons.append(f"cp {_i(cp)} > 1: context parallelism is not modelled for serving")
+    if mask & tr.OUT_OF_MEMORY:
+        weights, work = g("memory_weights_bytes"), g("memory_activations_bytes")
+        reserve, hbm = g("memory_reserved"), g("hbm_bytes")
+        room = g("kv_mem_fraction", 0.9) * max(hbm - weights - work - reserve, 0.0)
+        per_seq = g("kv_cache_bytes") / max(g("batch"), 1.0)
+        reasons.append(
+            f"out of memory: {_i(g('batch'))} sequences of {_i(g('input_len'))}+{_i(g('output_len'))} "
+            f"tokens need {g('kv_cache_bytes') / GIB:.2f} GiB of KV cache per GPU "
+            f"({per_seq / 2**20:.1f} MiB each) but {hbm / GIB:.1f} GiB HBM - weights {weights / GIB:.1f} "
+            f"- workspace {work / GIB:.1f} - reserve {reserve / GIB:.1f} GiB leave "
+            f"{room / GIB:.2f} GiB for it (x kv_mem_fraction {g('kv_mem_fraction', 0.9):g}); "
+            f"largest batch that fits: {_i(g('batch_max'))}"
+        )
+    return "; ".join(reasons)

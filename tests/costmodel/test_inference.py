@@ -1,0 +1,290 @@
+"""The vectorized serving cost model (dse/costmodel/inference.py): hand-computed sizes, the two
+regimes of an iteration (memory-bound decode, compute-bound prefill), the batch choice and
+property tests (hypothesis) of monotonicity and finiteness.
+
+Expectations are derived from the model's physics (bytes, FLOPs, datasheet figures) with the
+calibrated efficiencies read from the columns, so they survive recalibration.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dse
+from dse.costmodel import inference as inf
+from dse.costmodel import training as tr
+from dse.costmodel.inference import INFERENCE_COLUMNS, evaluate_inference
+from dse.workloads.inference import inference_columns
+
+GIB = 2.0**30
+RTOL = 1e-5  # the batch choice keeps the largest batch within 1e-6 of the best throughput
+
+PROPERTY = settings(
+    max_examples=100, deadline=None, derandomize=True, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def columns(model="llama3.1-70b", gpu="H100-SXM-80GB", precision="fp8", tp=1, pp=1, num_gpus=None,
+            input_len=128, output_len=128, **inference):
+    """The cost-model columns of one serving scenario (as dse.evaluate builds them)."""
+    scenario = dse.load_scenario({
+        "workload": "inference", "precision": precision, "model": model,
+        "cluster": {"gpu": gpu, "num_gpus": num_gpus or tp * pp}, "parallel": {"tp": tp, "pp": pp},
+        "inference": {"input_len": input_len, "output_len": output_len, **inference},
+    })
+    return inference_columns(scenario)
+
+
+def one(cols, **changes):
+    out = evaluate_inference({**cols, **changes})
+    return {k: float(v[0]) for k, v in out.items()}
+
+
+def weight_bytes(c):
+    """Bytes of every weight one GPU holds (tp = pp = 1): linear layers at weight_bytes,
+    embedding and LM head at head_bytes, norms at act_bytes."""
+    h, a, g, d, f = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"], c["ffn_hidden"]
+    layer = h * (a + 2 * g) * d + a * d * h + c["ffn_mats"] * h * f
+    return (c["layers"] * (layer * c["weight_bytes"] + 2 * h * c["act_bytes"])
+            + 2 * c["vocab"] * h * c["head_bytes"])
+
+
+# ---------------------------------------------------------------------------- sizes
+@pytest.mark.parametrize("precision, nbytes", [("fp8", 1.0), ("bf16", 2.0)])
+def test_kv_cache_bytes_per_token_is_2_l_g_d_bytes(precision, nbytes):
+    cols = columns(precision=precision)
+    out = one(cols)
+    assert out["kv_bytes_per_token"] == 2 * 80 * 8 * 128 * nbytes  # Llama 3.1 70B: l=80, g=8, d=128
+
+
+def test_kv_cache_is_split_by_tp_and_pp_and_replicated_beyond_kv_heads():
+    base = 2 * 80 * 8 * 128 * 1.0
+    assert one(columns(tp=8))["kv_bytes_per_token"] == base / 8
+    assert one(columns(tp=2, pp=4))["kv_bytes_per_token"] == base / 8
+    # tp 16 > 8 KV heads: each GPU keeps one whole KV head
+    cols = columns(tp=8)
+    out = one(cols, tp=16.0, num_gpus=16.0)
+    assert out["kv_bytes_per_token"] == 2 * 80 * 1 * 128 * 1.0
+
+
+def test_kv_cache_of_the_chosen_batch_reserves_prompt_and_output_in_blocks():
+    cols = columns(input_len=1000, output_len=1000)
+    out = one(cols)
+    per_seq = np.ceil(2000 / cols["kv_block"]) * cols["kv_block"] * out["kv_bytes_per_token"]
+    assert out["kv_cache_bytes"] == pytest.approx(out["batch"] * per_seq)
+
+
+# ---------------------------------------------------------------------------- regimes
+def test_decode_at_batch_1_is_memory_bound_on_the_weights():
+    """One sequence: a decode step reads every weight once (a dense model; the embedding is a
+    lookup), so its time is the weight bytes over the achieved HBM bandwidth, give or take the KV
+    cache and fixed costs."""
+    cols = columns(model="llama3.1-8b", input_len=16, output_len=16, batch=1)
+    out = one(cols, step_overhead=0.0, seq_overhead=0.0)
+    read = weight_bytes(cols) - cols["vocab"] * cols["hidden"] * cols["head_bytes"]
+    bound = read / (cols["hbm_bw"] * cols["infer_hbm"])
+    assert out["decode_step_s"] == pytest.approx(bound, rel=0.08)
+    # and far above the compute time of 2 FLOPs per weight
+    assert out["decode_step_s"] > 20 * 2 * 8e9 / cols["peak_flops"]
+
+
+def test_prefill_of_a_long_prompt_is_compute_bound():
+    cols = columns(model="llama3.1-8b", input_len=8192, output_len=1, batch=1)
+    out = one(cols)
+    h, layers = cols["hidden"], cols["layers"]
+    linear = weight_bytes(cols) / cols["weight_bytes"] - 2 * cols["vocab"] * h  # linear-layer weights
+    flops = 2 * linear * 8192 + 2 * 8192**2 * cols["heads"] * cols["head_dim"] * layers
+    rate = cols["peak_flops"] * cols["eff_matmul"] * cols["infer_matmul"]
+    assert out["prefill_time_s"] >= flops / cols["peak_flops"]  # no faster than the peak
+    assert out["prefill_time_s"] == pytest.approx(flops / rate, rel=0.35)
+    # reading the weights is a small part of it
+    assert out["prefill_time_s"] > 10 * weight_bytes(cols) / cols["hbm_bw"]
+
+
+def test_throughput_is_batch_over_iteration_time_and_itl_is_the_iteration():
+    cols = columns(tp=4, num_gpus=8, input_len=500, output_len=2000)  # dp 2 replicas
+    out = one(cols)
+    assert cols["dp"] == 2
+    assert out["itl_ms"] == pytest.approx(out["iteration_time_s"] * 1e3)
+    assert out["tokens_per_s"] == pytest.approx(2 * out["batch"] / out["iteration_time_s"])
+    assert out["tokens_per_s_per_gpu"] == pytest.approx(out["tokens_per_s"] / 8)
+    assert out["requests_per_s"] == pytest.approx(out["tokens_per_s"] / 2000)
+    assert out["ttft_ms"] > 0 and out["prefill_time_s"] > 0 and out["decode_step_s"] > 0
+
+
+def test_the_iteration_parts_add_up():
+    out = one(columns(tp=4, pp=2, input_len=2048, output_len=128))
+    parts = out["time_compute_s"] + out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
+    assert parts == pytest.approx(out["iteration_time_s"])
+    assert out["time_compute_s"] == pytest.approx(out["time_gemm_s"] + out["time_attention_s"] + out["time_other_s"])
+    assert out["exposed_tp_s"] > 0 and out["exposed_pp_s"] > 0
+
+
+def test_moe_decode_reads_only_the_experts_its_tokens_touch():
+    cols = columns(model="mixtral-8x7b", input_len=16, output_len=16)
+    one_seq = one(cols, batch=1.0)
+    many = one(cols, batch=256.0)
+    # one token touches 2 of 8 experts: its decode step reads far less than all the weights
+    assert one_seq["decode_step_s"] < 0.5 * many["decode_step_s"]
+    expected_hit = 8 * (1 - (1 - 2 / 8) ** 1)
+    assert expected_hit == 2.0
+
+
+def test_pipeline_parallel_serves_microbatches_and_tp_pays_all_reduces():
+    single = one(columns(tp=8))
+    piped = one(columns(pp=8))
+    assert single["exposed_tp_s"] > 0 and single["exposed_pp_s"] == 0
+    assert piped["exposed_tp_s"] == 0 and piped["exposed_pp_s"] > 0
+    assert piped["microbatches"] == 8
+
+
+# ---------------------------------------------------------------------------- batch choice
+def test_chosen_batch_fits_and_is_the_memory_limit_for_offline_throughput():
+    cols = columns(model="llama3.1-8b", input_len=1000, output_len=1000)
+    out = one(cols)
+    free = cols["hbm_bytes"] - out["memory_weights_bytes"] - out["memory_activations_bytes"] - cols["memory_reserved"]
+    assert out["feasible"] == 1.0
+    assert out["kv_cache_bytes"] <= cols["kv_mem_fraction"] * free
+    assert out["memory_per_gpu_bytes"] <= cols["hbm_bytes"] * (1 + 1e-12)
+    assert out["batch"] == out["batch_max"]  # decode-heavy: the engine fills its KV cache
+    # one more sequence would (nearly) not fit: the choice is the memory limit, not a smaller grid point
+    per_seq = out["kv_cache_bytes"] / out["batch"]
+    assert out["kv_cache_bytes"] + 2 * per_seq > cols["kv_mem_fraction"] * free
+
+
+def test_fixed_batch_and_concurrency():
+    cols = columns(model="llama3.1-8b", input_len=128, output_len=128)
+    assert one(cols, batch=64.0)["batch"] == 64
+    assert one(cols, concurrency=100.0)["batch"] == 100
+    assert one(cols, concurrency=100.0)["tokens_per_s"] < one(cols)["tokens_per_s"]
+    assert one(cols)["batch"] <= cols["max_batch"]
+
+
+def test_max_num_tokens_bounds_the_batch():
+    cols = columns(model="llama3.1-8b", input_len=2048, output_len=128)
+    out = one(cols, max_num_tokens=4096.0)
+    assert out["batch"] * (1 + 2048 / 128) <= 4096
+
+
+def test_out_of_memory_flags_and_still_predicts():
+    cols = columns(model="llama3.1-70b", gpu="A100-SXM-80GB", precision="bf16")  # 141 GB of weights
+    out = one(cols)
+    assert out["feasible"] == 0.0
+    assert int(out["infeasible_mask"]) & tr.OUT_OF_MEMORY
+    assert out["tokens_per_s"] > 0 and np.isfinite(out["tokens_per_s"])
+    fixed = one(columns(model="llama3.1-8b"), batch=100000.0)
+    assert int(fixed["infeasible_mask"]) & tr.OUT_OF_MEMORY
+
+
+def test_degree_checks():
+    cols = columns(tp=8)
+    assert int(one(cols, tp=3.0, num_gpus=3.0)["infeasible_mask"]) & tr.HEADS_TP
+    assert int(one(cols, num_gpus=16.0)["infeasible_mask"]) & tr.DEGREES_PRODUCT
+    assert int(one(cols, cp=2.0, num_gpus=16.0)["infeasible_mask"]) & inf.CONTEXT_PARALLEL
+    assert int(one(cols, ep=2.0)["infeasible_mask"]) & tr.EP_DENSE
+    assert int(one(columns(pp=3, num_gpus=3))["infeasible_mask"]) & tr.LAYERS_PP
+
+
+def test_unknown_and_missing_columns_are_errors():
+    cols = columns()
+    with pytest.raises(KeyError, match="unknown"):
+        evaluate_inference({**cols, "bogus": 1.0})
+    with pytest.raises(KeyError, match="input_len"):
+        evaluate_inference({k: v for k, v in cols.items() if k != "input_len"})
+
+
+def test_vectorized_equals_one_at_a_time_and_scalars_broadcast():
+    cols = columns(tp=2)
+    isl = np.array([128.0, 2048.0, 20000.0, 500.0])
+    osl = np.array([128.0, 128.0, 2000.0, 2000.0])
+    batch = evaluate_inference({**cols, "input_len": isl, "output_len": osl})
+    for i in range(4):
+        single = one(cols, input_len=isl[i], output_len=osl[i])
+        assert batch["tokens_per_s"][i] == pytest.approx(single["tokens_per_s"], rel=1e-12)
+        assert batch["batch"][i] == single["batch"]
+    assert evaluate_inference({**cols, "input_len": np.empty(0), "output_len": np.empty(0)})["tokens_per_s"].shape == (0,)
+
+
+def test_every_serving_column_has_a_unit():
+    for name, (default, meaning) in INFERENCE_COLUMNS.items():
+        assert meaning, name
+    assert set(inf.INFERENCE_REQUIRED) == {"input_len", "output_len"}
+
+
+# ---------------------------------------------------------------------------- properties
+BASE = {m: columns(model=m) for m in ("llama3.1-8b", "llama3.1-70b", "mixtral-8x7b")}
+
+
+@st.composite
+def config(draw):
+    """A random serving configuration: model, plan, sequence lengths, hardware."""
+    model = draw(st.sampled_from(sorted(BASE)))
+    c = dict(BASE[model])
+    tp = draw(st.sampled_from([1, 2, 4, 8]))
+    pp = draw(st.sampled_from([1, 2, 4]))
+    c.update(
+        tp=float(tp), pp=float(pp), dp=1.0, num_gpus=float(tp * pp),
+        input_len=float(draw(st.sampled_from([1, 16, 128, 1000, 2048, 20000]))),
+        output_len=float(draw(st.sampled_from([1, 2, 128, 500, 2000, 4096]))),
+        weight_bytes=draw(st.sampled_from([0.5, 1.0, 2.0])),
+        kv_bytes=draw(st.sampled_from([1.0, 2.0])),
+        hbm_bw=draw(st.floats(0.5e12, 8e12)),
+        hbm_bytes=draw(st.floats(16 * GIB, 288 * GIB)),
+        peak_flops=draw(st.floats(1e14, 5e15)),
+        nvlink_bw=draw(st.floats(25e9, 1e12)),
+        batch=float(draw(st.sampled_from([0, 0, 1, 7, 300]))),
+        concurrency=float(draw(st.sampled_from([0, 0, 64]))),
+        max_num_tokens=float(draw(st.sampled_from([8192, 32768]))),
+    )
+    c["peak_flops_16"] = c["peak_flops"] / draw(st.sampled_from([1.0, 2.0]))
+    return c
+
+
+configs = st.lists(config(), min_size=1, max_size=32)
+
+
+def stack(rows):
+    return {k: np.array([r[k] for r in rows], dtype=np.float64) for k in rows[0]}
+
+
+@PROPERTY
+@given(configs)
+def test_every_output_is_finite_for_random_configurations(rows):
+    out = evaluate_inference(stack(rows))
+    for name, values in out.items():
+        assert values.shape == (len(rows),), name
+        assert np.isfinite(values).all(), name
+    assert (out["tokens_per_s"] > 0).all() and (out["itl_ms"] > 0).all() and (out["batch"] >= 1).all()
+
+
+@PROPERTY
+@given(configs, st.floats(1.0, 4.0))
+def test_throughput_never_drops_with_more_hbm_bandwidth(rows, factor):
+    cols = stack(rows)
+    before = evaluate_inference(cols)["tokens_per_s"]
+    after = evaluate_inference({**cols, "hbm_bw": cols["hbm_bw"] * factor})["tokens_per_s"]
+    assert (after >= before * (1 - RTOL)).all()
+
+
+@PROPERTY
+@given(configs, st.floats(1.0, 4.0))
+def test_throughput_never_drops_with_more_peak_flops(rows, factor):
+    cols = stack(rows)
+    before = evaluate_inference(cols)["tokens_per_s"]
+    after = evaluate_inference({**cols, "peak_flops": cols["peak_flops"] * factor,
+                                "peak_flops_16": cols["peak_flops_16"] * factor})["tokens_per_s"]
+    assert (after >= before * (1 - RTOL)).all()
+
+
+@PROPERTY
+@given(configs, st.floats(1.0, 4.0))
+def test_more_hbm_never_lowers_the_chosen_batch_and_it_fits(rows, factor):
+    cols = stack(rows)
+    cols["batch"] = np.zeros(len(rows))  # the engine chooses
+    before = evaluate_inference(cols)
+    after = evaluate_inference({**cols, "hbm_bytes": cols["hbm_bytes"] * factor})
+    assert (after["batch"] >= before["batch"]).all()
+    fits = before["feasible"] > 0
+    assert (before["memory_per_gpu_bytes"][fits] <= cols["hbm_bytes"][fits] * (1 + 1e-9)).all()

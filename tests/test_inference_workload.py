@@ -1,0 +1,168 @@
+"""LLM serving through the public entry points: dse.evaluate (kind llm_inference), dse validate
+and dse evaluate on the command line."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dse
+from dse.costmodel import training as tr
+from dse.validate import validate_cases
+from dse.workloads import evaluator, supported
+from dse.workloads import inference as wl
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+LLM_JSONL = SHARED / "validation" / "llm.jsonl"
+DSE = Path(sys.executable).parent / "dse"
+
+
+def serving(name="serve", model="llama3.1-8b", gpu="H100-SXM-80GB", precision="fp8", tp=1, num_gpus=None,
+            input_len=128, output_len=128, **inference):
+    return {"name": name, "workload": "inference", "precision": precision, "model": model,
+            "cluster": {"gpu": gpu, "num_gpus": num_gpus or tp}, "parallel": {"tp": tp},
+            "inference": {"input_len": input_len, "output_len": output_len, **inference}}
+
+
+def trtllm_case(**changes):
+    """A TensorRT-LLM offline-throughput case in the validation-file schema."""
+    case = {
+        "id": "trt-8b", "source": "TensorRT-LLM perf-overview.md (v0.17) Throughput Measurements table",
+        "reliability": "A", "workload": "inference", "precision": "fp8",
+        "model": {"name": "Llama 3.1 8B", "family": "dense", "layers": 32, "hidden": 4096, "heads": 32,
+                  "kv_heads": 8, "head_dim": None, "ffn_hidden": 14336, "ffn_act": "swiglu",
+                  "vocab": 128000, "seq_len": 256, "moe": None},
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 1, "gpus_per_node": 8},
+        "parallel": {"tp": 1, "pp": 1, "dp": 1, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 0,
+                     "recompute": "none", "microbatch": None, "global_batch": None},
+        "inference": {"input_len": 128, "output_len": 128, "batch": None, "concurrency": None,
+                      "mode": "offline_max_throughput"},
+        "target": {"metric": "tokens_per_s", "value": 28836.77}, "also": {}, "inferred": [], "notes": "",
+    }
+    for key, value in changes.items():
+        case[key] = {**case[key], **value} if isinstance(value, dict) and isinstance(case.get(key), dict) else value
+    return case
+
+
+def run(*args, cwd=ROOT):
+    if not DSE.exists():
+        pytest.fail(f"console script {DSE} not found: install the package (pip install -e .)")
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "COLUMNS", "TTY_COMPATIBLE")}
+    env.update(NO_COLOR="1", TERM="dumb", COLUMNS="200")
+    return subprocess.run([str(DSE), *map(str, args)], cwd=cwd, capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+# ---------------------------------------------------------------------------- registry, columns
+def test_llm_inference_is_registered():
+    assert supported("llm_inference")
+    assert evaluator("llm_inference") is wl.evaluate
+
+
+@pytest.mark.parametrize("precision, weight, kv", [("fp8", 1.0, 1.0), ("bf16", 2.0, 2.0), ("fp16", 2.0, 2.0)])
+def test_precision_sets_weight_and_kv_bytes(precision, weight, kv):
+    gpu = "A100-SXM-80GB" if precision != "fp8" else "H100-SXM-80GB"
+    cols = wl.inference_columns(dse.load_scenario(serving(precision=precision, gpu=gpu)))
+    assert (cols["weight_bytes"], cols["kv_bytes"], cols["head_bytes"]) == (weight, kv, 2.0)
+    assert cols["input_len"] == 128 and cols["output_len"] == 128 and cols["batch"] == 0
+
+
+def test_fp4_keeps_an_fp8_kv_cache():
+    cols = wl.inference_columns(dse.load_scenario(serving(precision="fp4", gpu="B200-180GB")))
+    assert (cols["weight_bytes"], cols["kv_bytes"]) == (0.5, 1.0)
+
+
+def test_family_calibration_reaches_the_columns():
+    from dse.presets import calibration_table
+
+    cal = calibration_table()["ampere"]
+    cols = wl.inference_columns(dse.load_scenario(serving(gpu="A100-SXM-80GB", precision="bf16")))
+    assert cols["infer_matmul"] == cal["infer_matmul"] and cols["infer_hbm"] == cal["infer_hbm"]
+    assert cols["seq_overhead"] == pytest.approx(cal["infer_seq_us"] * 1e-6)
+    assert cols["collective_overhead"] == pytest.approx(cal["infer_collective_us"] * 1e-6)
+
+
+# ---------------------------------------------------------------------------- dse.evaluate
+def test_evaluate_serving_scenarios_with_names_and_reasons():
+    df = dse.evaluate([
+        serving("ok", input_len=1000, output_len=1000),
+        serving("fixed", batch=32),
+        serving("too-big", model="llama3.1-70b", gpu="A100-SXM-80GB", precision="bf16"),
+    ])
+    assert list(df["name"]) == ["ok", "fixed", "too-big"]
+    assert list(df["kind"]) == ["llm_inference"] * 3
+    assert list(df["feasible"]) == [True, True, False]
+    assert df["batch"].iat[1] == 32
+    assert df["infeasible_reason"].iat[0] == "" and "out of memory" in df["infeasible_reason"].iat[2]
+    assert df["infeasible_mask"].iat[2] & tr.OUT_OF_MEMORY
+    for col in ("tokens_per_s", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "requests_per_s",
+                "iteration_time_s", "memory_per_gpu_bytes"):
+        assert np.isfinite(df[col].to_numpy(float)).all() and (df[col] > 0).all(), col
+    assert set(df["precision"]) == {"fp8", "bf16"} and df["gpu"].iat[2] == "A100-SXM-80GB"
+
+
+def test_training_and_serving_in_one_call_keep_their_order():
+    train = {"name": "train", "model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+             "parallel": {"tp": 1, "microbatch": 1, "global_batch": 64}}
+    df = dse.evaluate([serving("a"), train, serving("b")])
+    assert list(df["name"]) == ["a", "train", "b"]
+    assert list(df["kind"]) == ["llm_inference", "llm_train", "llm_inference"]
+
+
+def test_a_trtllm_case_evaluates_through_dse_evaluate():
+    case = trtllm_case()
+    if LLM_JSONL.exists():  # the real first inference case of the shared file
+        case = next(json.loads(line) for line in LLM_JSONL.read_text().splitlines()
+                    if line.strip() and json.loads(line).get("workload") == "inference")
+    df = dse.evaluate(case)
+    measured = case["target"]["value"]
+    predicted = float(df[case["target"]["metric"]].iat[0])
+    assert bool(df["feasible"].iat[0])
+    assert abs(predicted / measured - 1) < 0.25
+
+
+def test_validate_reports_inference_cases_ok_with_finite_predictions(tmp_path):
+    path = tmp_path / "serving.jsonl"
+    cases = [trtllm_case(id="trt-8b-128"),
+             trtllm_case(id="trt-8b-2048", inference={"input_len": 2048, "output_len": 128},
+                         target={"metric": "tokens_per_s", "value": 3556.73})]
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    frame, summary = validate_cases([path])
+    assert list(frame["status"]) == ["ok", "ok"]
+    assert np.isfinite(frame["predicted"].to_numpy(float)).all()
+    assert summary["overall"]["evaluated"] == 2 and summary["overall"]["mape_pct"] < 25
+
+    result = run("validate", path, "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert [c["status"] for c in out["cases"]] == ["ok", "ok"]
+    assert all(math.isfinite(c["predicted"]) and c["predicted"] > 0 for c in out["cases"])
+    table = run("validate", path)
+    assert table.returncode == 0 and "trt-8b-2048" in table.stdout and "not modelled" not in table.stdout
+
+
+def test_cli_evaluate_prints_ttft_and_itl(tmp_path):
+    scenario = tmp_path / "serve.yaml"
+    scenario.write_text(
+        "name: llama3-70b-serving\n"
+        "workload: inference\n"
+        "precision: fp8\n"
+        "model: llama3.1-70b\n"
+        "cluster: {gpu: H100-SXM-80GB, num_gpus: 4}\n"
+        "parallel: {tp: 4}\n"
+        "inference: {input_len: 1000, output_len: 1000}\n"
+    )
+    result = run("evaluate", scenario)
+    assert result.returncode == 0, result.stderr
+    assert "TTFT" in result.stdout and "ITL" in result.stdout and "kv_cache" in result.stdout
+    assert "Traceback" not in result.stderr
+    rec = json.loads(run("evaluate", scenario, "--json").stdout)
+    assert rec["serving"]["itl_ms"] > 0 and rec["serving"]["ttft_ms"] > 0 and rec["serving"]["batch"] >= 1
+    assert rec["tokens_per_s"] == pytest.approx(rec["serving"]["batch"] / rec["iteration_time_s"], rel=1e-9)
+    assert rec["breakdown"]["memory_bytes"]["kv_cache"] > 0
