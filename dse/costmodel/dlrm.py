@@ -1,0 +1,1061 @@
+"""DLRM training and inference step time, memory and throughput of N configurations at once.
+
+A deep learning recommendation model (Naumov et al. 2019): dense features through a bottom MLP,
+T embedding tables (rows R_t, dimension d_t, pooling p_t = lookups per sample summed into one
+vector), a feature interaction (``dot``: the Gram matrix of the T+1 vectors; ``dcnv2``: DCN-v2
+cross layers x_{l+1} = x0 * (W x_l + b) + x_l, W optionally low rank U V^T; ``concat``: none,
+MAD-Max's DLRM-A), a top MLP; MAD-Max's variants replace the MLP layers by mixture-of-experts
+layers (``moe_experts``, ``moe_top_k``) or put a transformer over the pooled sparse features.
+
+The model constants (tables, widths) are a dict of scalars and arrays of length T; the
+configurations (plan, hardware, numerics) are columns of length N (:data:`COLUMNS`). Per GPU and
+step, with b samples per GPU, n GPUs and B = b*n:
+
+* dense layers (data parallel over the b samples, or tensor parallel / FSDP): every GEMM as in
+  :mod:`dse.costmodel.training` -- ``max(F / (peak*eff*K/(K+K_half)), bytes / (hbm*eff_hbm))`` with
+  K the reduction depth; backward = data-gradient + weight-gradient GEMMs (none for frozen
+  weights, no data gradient where nothing below needs it); bias/activation passes as HBM traffic.
+* interaction: ``dot`` is a batched Gram matrix, 2*(T+1)^2*d FLOPs per sample, HBM bound in
+  practice; ``dcnv2`` cross layers are GEMMs (D0 x D0, or D0 x r and r x D0) plus 4 elementwise
+  passes over D0 per layer.
+* embeddings, HBM bound: forward gathers every looked-up row (lookups x d x storage bytes) at the
+  random-access efficiency ``eff_gather`` and writes the pooled vectors; backward reads the
+  pooled gradient once per lookup, sorts the indices and read-modify-writes every *touched* row
+  (plus its optimizer state: SGD none, Adagrad one fp32 value per element, row-wise Adagrad one
+  per row, Adam two per element). Touched rows of a shard with R rows hit by L lookups:
+  R*(1 - exp(-L/R)) (uniform access; skewed real traffic touches fewer, so this is an upper bound).
+* embedding communication is sized by the *pooled* vectors, in the tables' dtype (frameworks cast
+  to the compute dtype after the exchange): table-wise and column-wise sharding
+  all-to-all b*(T)*d values per GPU forward (the gradients backward); row-wise reduce-scatters
+  partial sums of all B samples (n times more bytes, perfectly balanced lookups); ``table_row``
+  row-splits tables inside a node (reduce-scatter) and all-to-alls across nodes; replicated
+  tables all-reduce their gradients (dense); ``hybrid`` (HugeCTR, one-hot tables only) serves the
+  frequent categories from a replica (their gradients all-reduced) and all-to-alls the rest;
+  ``auto`` replicates tables whose dense gradient all-reduce is cheaper than the all-to-all it
+  saves (R <= b*act/grad bytes), splits tables hotter than a GPU's fair share column-wise and
+  places the rest table-wise; ``hier_auto`` plans inside a node and replicates across nodes
+  (MAD-Max's 2D sharding), reducing the touched rows' gradients across nodes. The hybrid
+  frequent set is HugeCTR's own trade-off: per configuration, the popularity threshold that
+  minimises all-to-all + all-reduce + update time, with category popularity Zipf(``hybrid_zipf``).
+* the table-wise planner (:func:`plan_tables`) is greedy longest-processing-time on the lookup +
+  all-to-all cost of each table (``emb_planner`` 0) or on its bytes (1, Merlin Distributed
+  Embeddings' ``memory_balanced``), one plan per distinct GPU count (no loop over
+  configurations); a table larger than the even memory share is first split column-wise (Merlin
+  Distributed Embeddings, TorchRec), and configurations whose cost-balanced plan does not fit in
+  HBM are re-planned memory-balanced.
+* network: the two-level alpha-beta model of :mod:`dse.costmodel.collectives`; GPUs without
+  NVLink share their server's PCIe uplinks (:func:`_network`). Replicated embedding gradients
+  travel in the same bucketed all-reduce as the dense gradients.
+* one step is a forward and a backward phase, each on a compute stream and a communication
+  stream (:func:`dse.costmodel.training.two_stream_layer`): the all-to-all hides under the bottom
+  MLP, the gradient all-reduces under the backward, hidden communication costs
+  ``overlap_slowdown`` of its time on the compute stream; ``op_latency`` per kernel and
+  ``step_overhead`` per step are added.
+* memory per GPU: the embedding shards placed on the GPU with their optimizer state, the dense
+  weights (+ fp32 master copy under mixed precision), gradients and optimizer state, the saved
+  activations of b samples, all-to-all buffers and the framework reserve; compared with HBM.
+
+Every line is an array operation over configurations; the planner loops over the distinct GPU
+counts (and, for ``auto``, the distinct replication sets) only.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from . import collectives as coll
+from .training import two_stream_layer
+
+#: emb_sharding codes (``parallel.emb_sharding``).
+SHARDING = {"table": 0, "row": 1, "column": 2, "table_row": 3, "hybrid": 4, "auto": 5,
+            "hier_auto": 6, "data_parallel": 7}
+SHARDING_NAMES = {v: k for k, v in SHARDING.items()}
+#: Embedding / dense optimizer codes.
+OPTIMIZER = {"sgd": 0, "adagrad": 1, "rowwise_adagrad": 2, "adam": 3}
+#: Interaction codes (``concat`` = no interaction: MAD-Max's DLRM models).
+INTERACTION = {"concat": 0, "dot": 1, "dcnv2": 2}
+
+#: Shardings placed by the table planner (cost-balanced, or memory-balanced when asked or needed).
+PLANNED = [0, 2, 3, 5, 6]  # table, column, table_row, auto, hier_auto
+
+#: Bits of ``infeasible_mask``.
+OUT_OF_MEMORY = 1 << 0
+TABLE_TOO_LARGE = 1 << 1
+BATCH_GPUS = 1 << 2
+GPUS_TP = 1 << 3
+EXPERTS_EP = 1 << 4
+NODES = 1 << 5
+HYBRID_MULTIHOT = 1 << 6
+
+#: Configurations x embedding shards per planner matrix (bounds memory: evaluated in chunks).
+CHUNK_ELEMENTS = 1 << 22
+#: Bytes of one lookup index read by the forward gather (int32 keys).
+INDEX_BYTES = 4.0
+#: HBM bytes per lookup of the backward's index sort and segment bookkeeping (radix sort of
+#: (key, position) pairs: about four read+write passes of 8 bytes).
+SORT_BYTES_PER_LOOKUP = 32.0
+#: Elementwise passes (read or write of one activation tensor) of a bias + ReLU layer, forward
+#: and backward (dReLU, bias gradient), beyond the GEMM's own input read and output write.
+ELEM_PASSES_F = 2.0
+ELEM_PASSES_B = 3.0
+#: Elementwise passes over x0 per DCN-v2 cross layer (x0 * u + x_l: three reads, one write);
+#: backward twice that.
+CROSS_PASSES = 4.0
+#: Minimum columns of a column-wise shard (vectorized loads of 4 values).
+MIN_COLUMNS = 4.0
+#: Kernels per dense layer (forward GEMM, data-gradient and weight-gradient GEMM, bias
+#: gradient) and per step outside the layers (embedding gather/update/sort, interaction forward
+#: and backward, loss, optimizer, concatenations), for the per-kernel latency term.
+KERNELS_PER_LAYER_TRAIN = 4.0
+KERNELS_PER_LAYER_INFER = 1.0
+KERNELS_FIXED_TRAIN = 16.0
+KERNELS_FIXED_INFER = 5.0
+
+#: Cost-model columns: name -> (default, meaning). ``None`` = required.
+COLUMNS: dict[str, tuple[float | None, str]] = {
+    # hardware (SI), as dse.hardware.Hardware.columns()
+    "peak_flops": (None, "dense matmul peak at the run's precision, FLOP/s"),
+    "peak_flops_16": (None, "dense bf16/fp16 peak (attention of the transformer variant), FLOP/s"),
+    "hbm_bytes": (None, "HBM capacity, bytes"),
+    "hbm_bw": (None, "HBM bandwidth, bytes/s"),
+    "nvlink_bw": (None, "NVLink bandwidth per GPU, one direction, bytes/s"),
+    "nvlink_domain": (8.0, "GPUs in one NVLink domain"),
+    "scaleout_bw": (None, "scale-out bandwidth per GPU, one direction, bytes/s"),
+    "nvlink_latency": (3e-6, "per-step latency of an NVLink collective, s"),
+    "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
+    "memory_reserved": (3e9, "HBM not available to the model, bytes"),
+    "eff_matmul": (0.8, "fraction of peak_flops a deep GEMM reaches"),
+    "matmul_k_half": (0.0, "GEMM depth at half efficiency"),
+    "eff_attention": (0.4, "fraction of peak_flops_16 the attention kernel reaches"),
+    "eff_hbm": (0.85, "fraction of hbm_bw streaming kernels reach"),
+    "eff_nvlink": (0.8, "fraction of nvlink_bw collectives reach"),
+    "eff_scaleout": (0.8, "fraction of scaleout_bw collectives reach"),
+    "overlap_slowdown": (0.0, "compute slowdown while hidden communication runs (fraction)"),
+    "rail_optimized": (1.0, "1 if collectives spanning domains use every GPU's NIC"),
+    "power_w": (700.0, "power per GPU, W"),
+    "price_per_gpu_hour": (0.0, "USD per GPU-hour"),
+    "gpus_per_node": (8.0, "GPUs of the job per node (hierarchical sharding)"),
+    # DLRM calibration (dse/data/calibration.yaml, keys dlrm_*)
+    "eff_gather": (0.6, "fraction of hbm_bw random row gathers/updates reach"),
+    "op_latency": (4e-6, "fixed time per kernel (launch, ramp and tail), s"),
+    "step_overhead": (0.0, "fixed time per step (synchronisation, input pipeline), s"),
+    "hybrid_zipf": (1.05, "hybrid sharding: Zipf exponent of category popularity (frequent-set model)"),
+    # plan
+    "num_gpus": (None, "GPUs in the job"),
+    "microbatch": (None, "samples per GPU per step (b)"),
+    "global_batch": (None, "samples per step (B = b * num_gpus)"),
+    "emb_sharding": (0.0, "embedding sharding code (SHARDING)"),
+    "emb_planner": (0.0, "table placement: 0 cost-balanced greedy (memory-balanced where it does not fit), "
+                         "1 memory-balanced greedy (Merlin Distributed Embeddings' default)"),
+    "tp": (1.0, "tensor-parallel degree of the dense layers"),
+    "zero": (0.0, "3 = FSDP (dense weights, gradients, optimizer state sharded)"),
+    "ep": (1.0, "expert-parallel degree (DLRM-MoE)"),
+    # numerics
+    "act_bytes": (2.0, "bytes per activation element (dense layers)"),
+    "emb_bytes": (4.0, "bytes per stored embedding element (and per exchanged pooled element)"),
+    "grad_bytes": (2.0, "bytes per dense gradient element communicated"),
+    "emb_optimizer": (0.0, "embedding optimizer code (OPTIMIZER)"),
+    "dense_optimizer": (0.0, "dense optimizer code (OPTIMIZER)"),
+    "master_weights": (1.0, "1 if an fp32 master copy of the dense weights is kept"),
+    # workload
+    "train": (1.0, "1 training (forward + backward + update), 0 inference (forward only)"),
+    "freeze_emb": (0.0, "1: embeddings frozen (no update, no gradient all-to-all)"),
+    "freeze_bottom": (0.0, "1: bottom MLP frozen"),
+    "freeze_top": (0.0, "1: top MLP (and interaction weights) frozen"),
+    "overlap_a2a": (1.0, "the embedding all-to-all may overlap the bottom MLP"),
+    "overlap_dp": (1.0, "gradient all-reduces may overlap the backward"),
+}
+REQUIRED = tuple(k for k, (d, _) in COLUMNS.items() if d is None)
+
+
+# ======================================================================== model constants
+def model_constants(
+    tables: list[tuple[float, float, float]], dense_features: int, bottom_mlp: list[int],
+    top_mlp: list[int], interaction: str = "dot", cross_layers: int = 0, cross_rank: int | None = None,
+    moe_experts: int = 0, moe_top_k: int = 0, transformer: Mapping[str, int] | None = None,
+    name: str = "dlrm",
+) -> dict[str, Any]:
+    """The model dict :func:`evaluate_dlrm` takes, from tables [(rows, dim, pooling)] and widths."""
+    rows, dim, pooling = (np.asarray(x, dtype=np.float64) for x in zip(*tables))
+    tf = dict(transformer or {})
+    return {
+        "name": name, "rows": rows, "dim": dim, "pooling": pooling,
+        "dense_features": float(dense_features), "bottom_mlp": [float(w) for w in bottom_mlp],
+        "top_mlp": [float(w) for w in top_mlp], "interaction": interaction,
+        "cross_layers": float(cross_layers), "cross_rank": float(cross_rank or 0),
+        "moe_experts": float(moe_experts), "moe_top_k": float(moe_top_k),
+        "tf_layers": float(tf.get("layers", 0)), "tf_heads": float(tf.get("heads", 1)),
+        "tf_hidden": float(tf.get("hidden", 0)), "tf_ffn": float(tf.get("ffn_hidden", 0)),
+        "tf_seq_len": float(tf.get("seq_len", 0)),
+    }
+
+
+def layer_shapes(model: Mapping[str, Any]) -> dict[str, Any]:
+    """Shapes of the dense part: (K, N) of every bottom / top MLP layer, interaction sizes.
+
+    ``dot``: the bottom output (width d0) and the T pooled vectors form T+1 vectors of dim d0
+    (tables of another width are projected, as TorchRec's interaction arch requires); the top
+    input is the (T+1)T/2 distinct pairs plus the bottom output. ``dcnv2``: x0 = concat(bottom
+    output, pooled vectors), D0 wide, feeds the cross layers and then the top MLP.
+    ``concat``: the top input is the concatenation (MAD-Max ignores the interaction: its top
+    MLP input width is the given top width). A transformer over the pooled features (sequence
+    tf_seq_len, width tf_hidden) feeds the top MLP with its mean over the sequence plus d0.
+    """
+    T = float(len(model["dim"]))
+    F = model["dense_features"]
+    bottom = [F, *model["bottom_mlp"]]
+    bot = list(zip(bottom[:-1], bottom[1:]))
+    d0 = bottom[-1]
+    dsum = float(np.sum(model["dim"]))
+    kind = model["interaction"]
+    pairs = (T + 1.0) * T / 2.0
+    D0 = d0 + dsum
+    if model["tf_layers"] > 0:
+        top_in = d0 + model["tf_hidden"]
+    elif kind == "dot":
+        top_in = pairs + d0
+    elif kind == "dcnv2":
+        top_in = D0
+    else:  # concat: MAD-Max's DLRM has square MLP layers; keep the top's own first width
+        top_in = model["top_mlp"][0] if model["top_mlp"] else D0
+    topw = [top_in, *model["top_mlp"]]
+    top = list(zip(topw[:-1], topw[1:]))
+    return {"bottom": bot, "top": top, "d0": d0, "T": T, "pairs": pairs, "D0": D0, "top_in": top_in,
+            "dsum": dsum}
+
+
+def dense_params(model: Mapping[str, Any]) -> dict[str, float]:
+    """Parameters of the dense part (weights + biases), split bottom / interaction / top / experts."""
+    sh = layer_shapes(model)
+    E = model["moe_experts"]
+    moe = E > 0
+
+    def mlp(layers):
+        dense = expert = 0.0
+        for K, N in layers:
+            p = K * N + N
+            if moe and N > 1:
+                expert += E * p
+                dense += K * E  # router
+            else:
+                dense += p
+        return dense, expert
+
+    bd, be = mlp(sh["bottom"])
+    td, te = mlp(sh["top"])
+    inter = 0.0
+    if model["interaction"] == "dcnv2" and model["tf_layers"] == 0:
+        D0, r, Lc = sh["D0"], model["cross_rank"], model["cross_layers"]
+        inter = Lc * ((2.0 * D0 * r if r > 0 else D0 * D0) + D0)
+    if model["tf_layers"] > 0:
+        h, f = model["tf_hidden"], model["tf_ffn"]
+        dmean = float(np.mean(model["dim"]))
+        inter = model["tf_layers"] * (4.0 * h * h + 2.0 * h * f + 9.0 * h + f) + (dmean * h if dmean != h else 0.0)
+    return {"bottom": bd, "top": td, "interaction": inter, "experts_bottom": be, "experts_top": te,
+            "total": bd + td + inter + be + te}
+
+
+def flops_per_sample(model: Mapping[str, Any]) -> float:
+    """Forward FLOPs of one sample through the dense part (MLPs, interaction, transformer; MoE
+    layers count top_k experts). Training is 3x (weight and data gradients)."""
+    sh = layer_shapes(model)
+    k = max(model["moe_top_k"], 1.0) if model["moe_experts"] > 0 else 1.0
+    total = 0.0
+    for K, N in sh["bottom"] + sh["top"]:
+        total += 2.0 * K * N * (k if (model["moe_experts"] > 0 and N > 1) else 1.0)
+    T, d0 = sh["T"], sh["d0"]
+    if model["tf_layers"] > 0:
+        s, h, f = model["tf_seq_len"], model["tf_hidden"], model["tf_ffn"]
+        total += model["tf_layers"] * (2.0 * s * (4.0 * h * h + 2.0 * h * f) + 4.0 * s * s * h)
+    elif model["interaction"] == "dot":
+        total += 2.0 * (T + 1.0) ** 2 * d0
+    elif model["interaction"] == "dcnv2":
+        D0, r = sh["D0"], model["cross_rank"]
+        total += model["cross_layers"] * 2.0 * (2.0 * D0 * r if r > 0 else D0 * D0)
+    return total
+
+
+# ======================================================================== planner
+def plan_tables(cost: np.ndarray, n: int) -> np.ndarray:
+    """Greedy longest-processing-time placement: shards in decreasing ``cost``, each to the GPU
+    with the least cost so far. Returns the GPU index of every shard. The makespan is at most
+    4/3 of the optimum (Graham 1969) and at most the ideal mean plus the largest shard."""
+    S = len(cost)
+    gpu = np.zeros(S, dtype=np.int64)
+    if S == 0:
+        return gpu
+    order = np.argsort(-cost, kind="stable")
+    heap = [(0.0, g) for g in range(min(n, S))]
+    heapq.heapify(heap)
+    for s in order:
+        load, g = heapq.heappop(heap)
+        gpu[s] = g
+        heapq.heappush(heap, (load + float(cost[s]), g))
+    return gpu
+
+
+def table_shards(model: Mapping[str, Any], n: int, column_wise: bool, tables: np.ndarray | None = None,
+                 split_hot: bool = False):
+    """Shards (table index, column fraction) for table-wise or column-wise placement on n GPUs.
+
+    Table-wise: a table larger than the even memory share (sum of table sizes / n) is split into
+    the fewest column slices below it; with ``split_hot`` (the ``auto`` planner) also a table
+    whose lookup + all-to-all cost exceeds the even cost share. Column-wise: every table into
+    min(n, d/MIN_COLUMNS) slices. Column slices move no more bytes than the whole table."""
+    rows, dim, pool = model["rows"], model["dim"], model["pooling"]
+    idx = np.arange(len(rows)) if tables is None else tables
+    size = rows[idx] * dim[idx]
+    share = max(float(size.sum()) / max(n, 1), 1.0)
+    cap = np.minimum(float(n), np.maximum(np.floor(dim[idx] / MIN_COLUMNS), 1.0))
+    if column_wise:
+        k = cap
+    else:
+        need = np.ceil(size / share - 1e-9)
+        if split_hot:
+            cost = dim[idx] * (pool[idx] + 1.0)
+            need = np.maximum(need, np.ceil(cost / max(float(cost.sum()) / max(n, 1), 1e-30) - 1e-9))
+        k = np.minimum(cap, np.maximum(need, 1.0))
+    k = k.astype(np.int64)
+    t = np.repeat(idx, k)
+    frac = np.repeat(1.0 / k, k)
+    return t, frac
+
+
+def placement(model: Mapping[str, Any], n: int, column_wise: bool, tables: np.ndarray | None = None,
+              split_hot: bool = False) -> dict[str, Any]:
+    """The shards of :func:`table_shards` placed on ``n`` GPUs by the cost-balanced (index 0) and
+    the memory-balanced (index 1) greedy planner, with per-GPU per-sample loads and the shards
+    grouped by type (same rows, pooling and width) for the per-configuration sums. Cached on the
+    model dict: one plan per distinct (n, strategy), whatever the number of configurations."""
+    rows, dim, pool = model["rows"], model["dim"], model["pooling"]
+    key = (int(n), bool(column_wise), bool(split_hot), None if tables is None else np.asarray(tables).tobytes(),
+           rows.tobytes(), dim.tobytes(), pool.tobytes())
+    cache = model.setdefault("_placements", {}) if isinstance(model, dict) else {}
+    if key in cache:
+        return cache[key]
+    t, frac = table_shards(model, n, column_wise, tables, split_hot)
+    cost = frac * dim[t] * (pool[t] + 1.0)
+    mem = frac * rows[t] * dim[t]
+    G = max(min(int(n), len(t)), 1)
+    kinds = np.stack([rows[t], pool[t], dim[t] * frac], axis=1) if len(t) else np.zeros((0, 3))
+    types, kind = np.unique(kinds, axis=0, return_inverse=True)
+    kind = kind.reshape(-1)
+    plans = []
+    for weights in (cost, mem):
+        gpu = plan_tables(weights, int(n))
+        counts = np.zeros((len(types), G))
+        np.add.at(counts, (kind, gpu), 1.0)
+        plans.append({
+            "gpu": gpu,
+            "counts": counts,  # shards of each type on each GPU
+            "lookups": np.bincount(gpu, weights=pool[t], minlength=G),
+            "gather": np.bincount(gpu, weights=pool[t] * dim[t] * frac, minlength=G),
+            "out": np.bincount(gpu, weights=dim[t] * frac, minlength=G),
+            "mem": np.bincount(gpu, weights=mem, minlength=G),
+            "rows": np.bincount(gpu, weights=rows[t], minlength=G),
+        })
+    biggest = int(np.argmax(mem)) if len(t) else 0
+    out = {"plans": plans, "type_rows": types[:, 0], "type_pool": types[:, 1], "type_width": types[:, 2],
+           "shards": len(t), "max_shard": float(mem[biggest]) if len(t) else 0.0,
+           "max_shard_table": int(t[biggest]) if len(t) else 0}
+    cache[key] = out
+    return out
+
+
+def _unique_rows(R, L):
+    """Expected distinct rows touched by L uniform lookups into R rows: R (1 - exp(-L/R))."""
+    R = np.maximum(R, 1.0)
+    return R * -np.expm1(-L / R)
+
+
+def table_types(model: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Tables grouped by (rows, pooling): per type its rows, pooling, number of tables and
+    summed width, so that per-table sums over configurations cost (configs x types)."""
+    key = ("_types", model["rows"].tobytes(), model["pooling"].tobytes(), model["dim"].tobytes())
+    cache = model.setdefault("_placements", {}) if isinstance(model, dict) else {}
+    if key not in cache:
+        rp = np.stack([model["rows"], model["pooling"]], axis=1)
+        types, inv = np.unique(rp, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        cache[key] = {"rows": types[:, 0], "pool": types[:, 1],
+                      "count": np.bincount(inv, minlength=len(types)).astype(np.float64),
+                      "dim": np.bincount(inv, weights=model["dim"], minlength=len(types))}
+    return cache[key]
+
+
+def zipf_mass(k, alpha):
+    """Sum_{i=1..k} i^-alpha (integral approximation, exact at k = 1); 0 for k < 1."""
+    k = np.asarray(k, dtype=np.float64)
+    one = np.abs(alpha - 1.0) < 1e-6
+    tail = np.where(one, np.log(np.maximum(k, 1.0)),
+                    (np.maximum(k, 1.0) ** (1.0 - alpha) - 1.0) / np.where(one, 1.0, 1.0 - alpha))
+    return np.where(k >= 1.0, 1.0 + tail, 0.0)
+
+
+#: Thresholds (expected occurrences of a category per sample) scanned for the frequent set.
+HYBRID_THRESHOLDS = np.concatenate([[np.inf], np.logspace(1, -9, 41)])
+
+
+def hybrid_curve(rows, pool, alpha):
+    """For every threshold theta of :data:`HYBRID_THRESHOLDS`: the frequent rows of each table
+    type (categories expected more than theta times per sample, category k of a table drawn with
+    probability k^-alpha / H(R)) and the share of the table's lookups they serve.
+    Returns (frequent rows, served fraction), each (thresholds x types)."""
+    H = zipf_mass(rows, alpha)
+    theta = HYBRID_THRESHOLDS[:, None]
+    with np.errstate(divide="ignore", over="ignore"):
+        k = np.floor((pool[None, :] / (theta * H[None, :])) ** (1.0 / alpha))
+    k = np.clip(np.nan_to_num(k, nan=0.0, posinf=1e30), 0.0, rows[None, :])
+    return k, zipf_mass(k, alpha) / H[None, :]
+
+
+def hybrid_choice(model, c, mask, cost):
+    """HugeCTR's hybrid embedding picks the frequent set by a bandwidth cost model: per
+    configuration, the threshold minimising ``cost(f, k)`` (all-to-all of the infrequent
+    lookups plus the all-reduce and update of the frequent rows). Returns (served fraction,
+    frequent rows per table), each (N x table types), zero outside ``mask``."""
+    ty = table_types(model)
+    N, K = len(mask), len(ty["rows"])
+    f_out, n_out = np.zeros((N, K)), np.zeros((N, K))
+    idx = np.flatnonzero(mask)
+    if not len(idx) or cost is None:
+        return f_out, n_out
+    for a in np.unique(c["hybrid_zipf"][idx]):
+        sub = idx[c["hybrid_zipf"][idx] == a]
+        k, f = hybrid_curve(ty["rows"], ty["pool"], float(a))
+        t = cost(sub, f, k)  # (len(sub) x thresholds)
+        best = np.argmin(t, axis=1)
+        f_out[sub], n_out[sub] = f[best], k[best]
+    return f_out, n_out
+
+
+# ======================================================================== evaluation
+def broadcast(batch: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], int]:
+    unknown = sorted(set(batch) - set(COLUMNS))
+    if unknown:
+        raise KeyError(f"unknown DLRM cost-model columns: {unknown}; known: {sorted(COLUMNS)}")
+    missing = [k for k in REQUIRED if k not in batch]
+    if missing:
+        raise KeyError(f"missing required DLRM cost-model columns: {missing}")
+    cols = {k: np.asarray(batch.get(k, d), dtype=np.float64) for k, (d, _) in COLUMNS.items()}
+    lengths = {v.shape[0] for v in cols.values() if v.ndim == 1 and v.shape[0] != 1}
+    if len(lengths) > 1:
+        raise ValueError(f"DLRM columns have different lengths: {sorted(lengths)}")
+    n = lengths.pop() if lengths else 1
+    return {k: np.broadcast_to(v.reshape(-1) if v.ndim else v, (n,)).astype(np.float64) for k, v in cols.items()}, n
+
+
+def evaluate_dlrm(model: Mapping[str, Any], batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Score N configurations of one DLRM. ``model``: :func:`model_constants`; ``batch``: columns
+    of :data:`COLUMNS` (arrays of length N or scalars). Returns float arrays of length N, all
+    finite (see the module docstring for the model)."""
+    c, N = broadcast(batch)
+    # the planner's (configurations x shards) matrices: chunks of at most ~4M elements
+    chunk = max(256, CHUNK_ELEMENTS // max(len(model["rows"]), 1))
+    if N > chunk:
+        parts = [_evaluate_chunk(model, {k: v[i:i + chunk] for k, v in c.items()}, min(chunk, N - i))
+                 for i in range(0, N, chunk)]
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return _evaluate_chunk(model, c, N)
+
+
+def _evaluate_chunk(model, c, N) -> dict[str, np.ndarray]:
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = _evaluate(model, c, N, _embedding_plan(model, c, N, _hybrid_cost(model, c)))
+        # a cost-balanced placement that does not fit: place by memory instead, as planners do
+        code = np.round(c["emb_sharding"])
+        retry = np.flatnonzero((c["emb_planner"] < 0.5) & np.isin(code, PLANNED) & (out["memory_excess_bytes"] > 0))
+        if len(retry):
+            c2 = {k: v[retry] for k, v in c.items()}
+            c2["emb_planner"] = np.ones(len(retry))
+            out2 = _evaluate(model, c2, len(retry), _embedding_plan(model, c2, len(retry), _hybrid_cost(model, c2)))
+            use = out2["memory_per_gpu_bytes"] < out["memory_per_gpu_bytes"][retry]
+            for k in out:
+                v = np.array(np.broadcast_to(out[k], (N,)), dtype=np.float64)
+                v[retry[use]] = np.broadcast_to(out2[k], (len(retry),))[use]
+                out[k] = v
+    for k, v in out.items():
+        out[k] = np.nan_to_num(np.broadcast_to(np.asarray(v, dtype=np.float64), (N,)).copy(),
+                               nan=0.0, posinf=1e30, neginf=-1e30)
+    return out
+
+
+def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
+    """Per-configuration embedding work of the critical GPU (the one with the most embedding
+    traffic) and memory of the fullest GPU, for the chosen sharding. Per-step quantities."""
+    rows, dim, pool = model["rows"], model["dim"], model["pooling"]
+    T = len(rows)
+    n = np.maximum(np.round(c["num_gpus"]), 1.0)
+    b = c["microbatch"]
+    B = b * n
+    gpn = np.clip(np.round(c["gpus_per_node"]), 1.0, n)
+    code = np.round(c["emb_sharding"]).astype(np.int64)
+    eb, act = c["emb_bytes"], c["act_bytes"]  # storage / exchange bytes; activation bytes
+    out = {k: np.zeros(N) for k in (
+        "lookups", "gather_elems", "out_elems", "uniq_elems", "uniq_rows", "mem_elems", "mem_rows",
+        "a2a_elems", "a2a_group", "a2a_stride", "rs_elems", "rs_group", "a2a2_elems", "a2a2_group",
+        "a2a2_stride", "rep_elems", "xnode_elems", "xnode_group", "max_shard_elems", "max_shard_table",
+        "replicated_tables", "plan_memory_balanced", "frequent_fraction", "frequent_rows")}
+    out["a2a_group"][:] = n
+    out["a2a_stride"][:] = 1.0
+    out["rs_group"][:] = 1.0
+    out["a2a2_group"][:] = 1.0
+    out["a2a2_stride"][:] = 1.0
+    out["xnode_group"][:] = 1.0
+    sizes = rows * dim
+    planner = np.round(c["emb_planner"])
+    ty = table_types(model)
+
+    def put(mask, **kv):
+        for k, v in kv.items():
+            out[k][mask] = np.broadcast_to(v, (N,))[mask] if np.ndim(v) else v
+
+    def tablewise(mask, tables, n_bins, Bsrc, column_wise=False, split_hot=False):
+        """Place ``tables`` on ``n_bins`` GPUs for the configs in ``mask`` (same n_bins), serving
+        Bsrc samples (array); returns the per-config critical-GPU quantities."""
+        idx = np.flatnonzero(mask)
+        pl = placement(model, int(n_bins), column_wise, tables, split_hot)
+        if pl["shards"] == 0:
+            return None
+        Bs = Bsrc[idx][:, None]
+        L = Bs * pl["type_pool"][None, :]                  # lookups per shard of each type per step
+        U = _unique_rows(pl["type_rows"][None, :], L)      # rows each such shard touches
+        r = np.arange(len(idx))
+        best = None
+        for which, ld in enumerate(pl["plans"]):
+            uniq_elems = (U * pl["type_width"][None, :]) @ ld["counts"]
+            uniq_rows = U @ ld["counts"]
+            traffic = (Bs * (2.0 * ld["gather"] + ld["out"])[None, :] + 2.0 * uniq_elems) * eb[idx, None]
+            g = np.argmax(traffic, axis=1)  # the GPU with the most embedding traffic
+            stats = {
+                "lookups": Bs[:, 0] * ld["lookups"][g],
+                "gather_elems": Bs[:, 0] * ld["gather"][g],
+                "out_elems": Bs[:, 0] * ld["out"][g],
+                "uniq_elems": uniq_elems[r, g],
+                "uniq_rows": uniq_rows[r, g],
+                "mem_elems": np.full(len(idx), ld["mem"].max()),
+                "mem_rows": np.full(len(idx), ld["rows"].max()),
+                "max_out": Bs[:, 0] * ld["out"].max(),
+                "plan": np.full(len(idx), float(which)),
+            }
+            if best is None:
+                best = stats
+            else:  # the memory-balanced plan where asked for
+                use = planner[idx] > 0
+                best = {k: np.where(use, stats[k], best[k]) for k in stats}
+        return idx, best, pl["max_shard"], pl["max_shard_table"]
+
+    # ------------------------------------------------------------ data parallel (replicated)
+    m = code == SHARDING["data_parallel"]
+    if m.any():
+        U = _unique_rows(ty["rows"][None, :], b[:, None] * ty["pool"][None, :])
+        put(m, lookups=b * pool.sum(), gather_elems=b * (pool * dim).sum(), out_elems=b * dim.sum(),
+            uniq_elems=U @ ty["dim"], uniq_rows=U @ ty["count"], mem_elems=sizes.sum(), mem_rows=rows.sum(),
+            rep_elems=sizes.sum(), max_shard_elems=sizes.max(), max_shard_table=float(np.argmax(sizes)),
+            replicated_tables=float(T))
+        out["a2a_group"][m] = 1.0
+
+    # ------------------------------------------------------------ row-wise over all GPUs
+    m = code == SHARDING["row"]
+    if m.any():
+        U = _unique_rows(ty["rows"][None, :] / n[:, None], B[:, None] * ty["pool"][None, :] / n[:, None])
+        put(m, lookups=B * pool.sum() / n, gather_elems=B * (pool * dim).sum() / n, out_elems=B * dim.sum(),
+            uniq_elems=U @ ty["dim"], uniq_rows=U @ ty["count"], mem_elems=sizes.sum() / n, mem_rows=rows.sum() / n,
+            rs_elems=B * dim.sum(), rs_group=n, max_shard_elems=sizes.max() / n,
+            max_shard_table=float(np.argmax(sizes)))
+        out["a2a_group"][m] = 1.0
+
+    # ------------------------------------------------------------ hybrid (HugeCTR MLPerf v1)
+    m = code == SHARDING["hybrid"]
+    if m.any():
+        f_y, n_y = hybrid_choice(model, c, m, hybrid_cost)  # per table type (N x types)
+        nf = n_y @ ty["count"]
+        nf_el = n_y @ ty["dim"]
+        Li = B[:, None] * ty["pool"][None, :] * (1.0 - f_y) / n[:, None]
+        Ri = np.maximum(ty["rows"][None, :] - n_y, 0.0) / n[:, None]
+        Ui = _unique_rows(np.maximum(Ri, 1.0), Li)
+        look = (b[:, None] * f_y + B[:, None] * (1.0 - f_y) / n[:, None]) * ty["pool"][None, :]
+        put(m, lookups=look @ ty["count"], gather_elems=look @ ty["dim"],
+            out_elems=b * dim.sum(), uniq_elems=Ui @ ty["dim"] + nf_el, uniq_rows=Ui @ ty["count"] + nf,
+            mem_elems=sizes.sum() / n + nf_el, mem_rows=rows.sum() / n + nf,
+            a2a_elems=b * ((1.0 - f_y) @ ty["dim"]), rep_elems=nf_el, max_shard_elems=sizes.max() / n,
+            max_shard_table=float(np.argmax(sizes)),
+            frequent_fraction=(f_y * ty["pool"][None, :]) @ ty["count"] / max(pool.sum(), 1e-30),
+            frequent_rows=nf)
+
+    # ------------------------------------------------------------ table-wise and column-wise
+    for name, column_wise in (("table", False), ("column", True)):
+        m = code == SHARDING[name]
+        for nv in np.unique(n[m]):
+            sub = m & (n == nv)
+            res = tablewise(sub, None, nv, B, column_wise)
+            if res is None:
+                continue
+            idx, st, mshard, tshard = res
+            out["lookups"][idx] = st["lookups"]
+            out["gather_elems"][idx] = st["gather_elems"]
+            out["out_elems"][idx] = st["out_elems"]
+            out["uniq_elems"][idx] = st["uniq_elems"]
+            out["uniq_rows"][idx] = st["uniq_rows"]
+            out["mem_elems"][idx] = st["mem_elems"]
+            out["mem_rows"][idx] = st["mem_rows"]
+            out["a2a_elems"][idx] = np.maximum(st["max_out"], b[idx] * dim.sum())
+            out["max_shard_elems"][idx] = mshard
+            out["max_shard_table"][idx] = tshard
+            out["plan_memory_balanced"][idx] = st["plan"]
+
+    # ------------------------------------------------------------ table-wise across nodes, row-wise inside
+    m = code == SHARDING["table_row"]
+    for nv, gv in {(a, g) for a, g in zip(n[m], gpn[m])}:
+        sub = m & (n == nv) & (gpn == gv)
+        nodes = max(int(nv // gv), 1)
+        res = tablewise(sub, None, nodes, B, False)
+        if res is None:
+            continue
+        idx, st, mshard, tshard = res
+        g = gv
+        out["lookups"][idx] = st["lookups"] / g
+        out["gather_elems"][idx] = st["gather_elems"] / g
+        out["out_elems"][idx] = st["max_out"]
+        out["uniq_elems"][idx] = st["uniq_elems"] / g
+        out["uniq_rows"][idx] = st["uniq_rows"] / g
+        out["mem_elems"][idx] = st["mem_elems"] / g
+        out["mem_rows"][idx] = st["mem_rows"] / g
+        out["rs_elems"][idx] = st["max_out"]          # partial sums of the node's tables, B samples
+        out["rs_group"][idx] = g
+        out["a2a_group"][idx] = 1.0
+        out["a2a2_elems"][idx] = np.maximum(st["max_out"] / g, b[idx] * dim.sum())
+        out["a2a2_group"][idx] = nodes
+        out["a2a2_stride"][idx] = g
+        out["max_shard_elems"][idx] = mshard / g
+        out["max_shard_table"][idx] = tshard
+        out["plan_memory_balanced"][idx] = st["plan"]
+
+    # ------------------------------------------------------------ auto / hier_auto (HugeCTR planner)
+    for name in ("auto", "hier_auto"):
+        m = code == SHARDING[name]
+        if not m.any():
+            continue
+        hier = name == "hier_auto"
+        group = np.where(hier, gpn, n)  # GPUs the sharded tables are spread over
+        # replicated: the tables with rows <= b * act / grad_bytes (all of them on a 1-GPU group),
+        # i.e. the first ``k`` tables in increasing rows
+        sorted_rows = np.sort(rows)
+        k_rep = np.searchsorted(sorted_rows, b * act / c["grad_bytes"], side="right").astype(np.float64)
+        k_rep = np.where(group <= 1.0, float(T), k_rep)
+        idx_m = np.flatnonzero(m)
+        key = np.stack([group[idx_m], n[idx_m], k_rep[idx_m]], axis=1)
+        uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+        for j, row in enumerate(uniq):  # distinct (group, GPUs, replicated set), not configurations
+            gv, nv, kr = float(row[0]), float(row[1]), int(row[2])
+            members = idx_m[inverse.reshape(-1) == j]
+            r = np.zeros(T, dtype=bool)
+            r[np.argsort(rows, kind="stable")[:kr]] = True
+            sub = np.zeros(N, dtype=bool)
+            sub[members] = True
+            Bg = b * gv  # samples whose lookups the group serves
+            tw = np.flatnonzero(~r)  # model-parallel tables (hot ones split column-wise)
+            repl = np.flatnonzero(r)
+            bi = b[members]
+            Lr = bi[:, None] * pool[repl][None, :]
+            Ur = _unique_rows(rows[repl][None, :], Lr)
+            look = bi * pool[repl].sum()
+            gath = bi * (pool * dim)[repl].sum()
+            uniq = Ur @ dim[repl]
+            urows = Ur.sum(axis=1)
+            mem = np.full(len(members), sizes[repl].sum())
+            mrows = np.full(len(members), rows[repl].sum())
+            a2a = np.zeros(len(members))
+            mshard, tshard = float(sizes[repl].max(initial=0.0)), int(np.argmax(sizes))
+            plan = np.zeros(len(members))
+            if len(tw):
+                _, st, mshard, tshard = tablewise(sub, tw, gv, Bg, False, split_hot=True)
+                look = look + st["lookups"]
+                gath = gath + st["gather_elems"]
+                uniq = uniq + st["uniq_elems"]
+                urows = urows + st["uniq_rows"]
+                mem = mem + st["mem_elems"]
+                mrows = mrows + st["mem_rows"]
+                a2a = np.maximum(st["max_out"], bi * dim[tw].sum())
+                plan = st["plan"]
+            out["lookups"][members] = look
+            out["gather_elems"][members] = gath
+            out["out_elems"][members] = bi * dim.sum()
+            out["uniq_elems"][members] = uniq
+            out["uniq_rows"][members] = urows
+            out["mem_elems"][members] = mem
+            out["mem_rows"][members] = mrows
+            out["a2a_elems"][members] = a2a
+            out["a2a_group"][members] = gv
+            out["rep_elems"][members] = sizes[repl].sum()
+            out["replicated_tables"][members] = float(len(repl))
+            out["max_shard_elems"][members] = mshard
+            out["max_shard_table"][members] = tshard
+            out["plan_memory_balanced"][members] = plan
+            if hier and nv > gv:
+                # model-parallel tables are replicated across nodes: reduce the rows the whole
+                # global batch touches in this GPU's share over the n/gpn nodes
+                Bn = b[members] * nv
+                touched = _unique_rows(rows[tw][None, :] / gv, Bn[:, None] * pool[tw][None, :] / gv) @ dim[tw]
+                out["xnode_elems"][members] = touched
+                out["xnode_group"][members] = nv / gv
+    return out
+
+
+def _hybrid_cost(model, c):
+    """The cost function :func:`hybrid_choice` minimises, for the configurations ``c``."""
+    p_dense = dense_params(model)
+    p_rep = p_dense["bottom"] + p_dense["top"] + p_dense["interaction"]
+
+    def cost(sub, f, k):
+        """Step time a frequent set adds or saves (configs ``sub`` x thresholds): the all-to-all
+        of the infrequent lookups forward and backward, the growth of the fused gradient
+        all-reduce, the update of the replicated frequent rows."""
+        col = {key: v[sub][:, None] for key, v in c.items()}
+        net = _network(col)
+        nn_ = np.maximum(np.round(col["num_gpus"]), 1.0)
+        ty = table_types(model)
+        a2a = 2.0 * coll.all_to_all_time(col["microbatch"] * ((1.0 - f) @ ty["dim"])[None, :]
+                                         * col["emb_bytes"], nn_, 1.0, net)
+        freq_el = (k @ ty["dim"])[None, :]  # k frequent rows in each table of the type
+        dense = p_rep / np.maximum(col["tp"], 1.0) * col["grad_bytes"]
+        ar = (coll.allreduce_time(dense + freq_el * col["grad_bytes"], nn_, 1.0, net)
+              - coll.allreduce_time(dense + 0.0 * freq_el, nn_, 1.0, net))
+        upd = freq_el * 2.0 * col["emb_bytes"] / (col["hbm_bw"] * col["eff_gather"])
+        return a2a + ar + upd
+
+    return cost
+
+
+#: x16 host uplinks (CPU root complexes or PCIe-switch uplinks) the GPUs of a PCIe server share.
+PCIE_HOST_LINKS = 2.0
+
+
+def _network(c) -> coll.Network:
+    """The two-level network. GPUs without NVLink (``nvlink_domain`` 1, where ``nvlink_bw`` is
+    the PCIe link) exchange data inside a server through its PCIe fabric: the node is the inner
+    domain, and its GPUs share about :data:`PCIE_HOST_LINKS` x16 uplinks, so each GPU gets
+    min(1, PCIE_HOST_LINKS / gpus_per_node) of its link."""
+    gpn = np.maximum(np.round(c["gpus_per_node"]), 1.0)
+    pcie = (c["nvlink_domain"] <= 1.0) & (gpn > 1.0)
+    domain = np.where(pcie, gpn, c["nvlink_domain"])
+    inner = c["nvlink_bw"] * c["eff_nvlink"] * np.where(pcie, np.minimum(1.0, PCIE_HOST_LINKS / gpn), 1.0)
+    return coll.Network(inner, c["scaleout_bw"] * c["eff_scaleout"], c["nvlink_latency"],
+                        c["scaleout_latency"], domain, c["rail_optimized"])
+
+
+def _evaluate(model, c, N, emb) -> dict[str, np.ndarray]:
+    # nothing is exchanged inside a group of one GPU
+    emb["a2a_elems"] = np.where(emb["a2a_group"] > 1, emb["a2a_elems"], 0.0)
+    emb["a2a2_elems"] = np.where(emb["a2a2_group"] > 1, emb["a2a2_elems"], 0.0)
+    emb["rs_elems"] = np.where(emb["rs_group"] > 1, emb["rs_elems"], 0.0)
+    sh = layer_shapes(model)
+    n = np.maximum(np.round(c["num_gpus"]), 1.0)
+    b = c["microbatch"]
+    B = b * n
+    tp = np.maximum(np.round(c["tp"]), 1.0)
+    ep = np.maximum(np.round(c["ep"]), 1.0)
+    dp = np.maximum(n / tp, 1.0)
+    fsdp = c["zero"] >= 3
+    act, eb = c["act_bytes"], c["emb_bytes"]
+    train = c["train"] > 0
+    fz_emb = (c["freeze_emb"] > 0) | ~train
+    fz_bot = (c["freeze_bottom"] > 0) | ~train
+    fz_top = (c["freeze_top"] > 0) | ~train
+    hbm = c["hbm_bw"] * c["eff_hbm"]
+    gat = c["hbm_bw"] * c["eff_gather"]
+    mm_rate = c["peak_flops"] * c["eff_matmul"]
+    # the depth at half efficiency is a fixed cost per output tile: in multiply-adds it scales
+    # with the format's peak (FP32 CUDA-core or TF32 GEMMs amortise it over fewer K)
+    k_half = c["matmul_k_half"] * np.minimum(c["peak_flops"] / np.maximum(c["peak_flops_16"], 1.0), 1.0)
+
+    def gemm(M, K, Nn, ops=1.0):
+        """``ops`` GEMMs (M x K) @ (K x Nn): roofline with the depth efficiency K/(K+K_half)."""
+        flops = 2.0 * M * K * Nn * ops
+        depth = np.maximum(K, 1.0)
+        rate = mm_rate * depth / (depth + k_half)
+        traffic = ops * act * (M * K + K * Nn + M * Nn)
+        return np.maximum(flops / rate, traffic / hbm)
+
+    E, topk = model["moe_experts"], max(model["moe_top_k"], 1.0)
+    moe = E > 0
+    local_e = np.maximum(E / ep, 1.0)
+
+    def mlp(layers, frozen, need_dgrad_in):
+        """Forward, backward time and activation-elements of an MLP over b samples per GPU.
+
+        ``need_dgrad_in``: whether the gradient w.r.t. the MLP's input is needed (the bottom
+        MLP's input are dense features: never; the top MLP's: when anything below trains).
+        Tensor parallel splits every GEMM tp ways (Megatron column/row pairs)."""
+        f = bwd = 0.0
+        act_el = 0.0
+        a2a_moe_f = 0.0
+        kernels = 0.0
+        for i, (K, Nn) in enumerate(layers):
+            is_moe = moe and Nn > 1
+            if is_moe:
+                tok = b * topk / local_e
+                lf = gemm(tok, K, Nn / tp, local_e) + gemm(b, K, E)
+                ld = gemm(tok, Nn / tp, K, local_e)
+                lw = gemm(K, tok, Nn / tp, local_e) + gemm(K, b, E)
+                a2a_moe_f = a2a_moe_f + 2.0 * coll.all_to_all_time(b * topk * K * act, ep, 1.0, net)
+                rows_ = b * topk
+            else:
+                lf = gemm(b, K, Nn / tp)
+                ld = gemm(b, Nn / tp, K)
+                lw = gemm(K, b, Nn / tp)
+                rows_ = b
+            ew = rows_ * Nn / tp * act / hbm
+            f = f + lf + ELEM_PASSES_F * ew
+            # the data gradient of the first layer only when something below it trains
+            dg = np.where(need_dgrad_in, 1.0, 0.0) if i == 0 else 1.0
+            bwd = bwd + np.where(frozen, 0.0, lw) + dg * ld + ELEM_PASSES_B * ew
+            act_el = act_el + rows_ * (K + 2.0 * Nn / tp)
+            kernels += 1.0
+        return f, bwd, act_el, a2a_moe_f, kernels
+
+    net = _network(c)
+
+    # ---------------------------------------------------------------- dense compute
+    # who needs gradients: the top MLP's input gradient if the interaction, embeddings or bottom
+    # MLP train; the bottom MLP's backward only if it trains (its input is data)
+    below_top = ~(fz_emb & fz_bot)
+    bot_f, bot_b_full, bot_act, bot_moe_a2a, k_bot = mlp(sh["bottom"], fz_bot, False)
+    bot_b = np.where(fz_bot, 0.0, bot_b_full)
+    top_f, top_b, top_act, top_moe_a2a, k_top = mlp(sh["top"], fz_top, below_top)
+    # the top's first layer data gradient is needed only when something below trains
+    T, d0, D0, I = sh["T"], sh["d0"], sh["D0"], sh["top_in"]
+    inter_f = inter_b = 0.0
+    inter_act = 0.0
+    k_inter = 2.0
+    if model["tf_layers"] > 0:
+        s, h, ff, Lt = model["tf_seq_len"], model["tf_hidden"], model["tf_ffn"], model["tf_layers"]
+        tok = b * s
+        dmean = float(np.mean(model["dim"]))
+        proj_f = gemm(tok, dmean, h) if dmean != h else 0.0
+        lay_f = gemm(tok, h, 3.0 * h / tp) + gemm(tok, h / tp, h) + gemm(tok, h, ff / tp) + gemm(tok, ff / tp, h)
+        lay_b = 2.0 * lay_f
+        attn = 4.0 * tok * s * h / tp / (c["peak_flops_16"] * c["eff_attention"])
+        elem = (16.0 * tok * h + 2.0 * tok * ff / tp) * act / hbm
+        inter_f = proj_f + Lt * (lay_f + attn + elem)
+        inter_b = 2.0 * proj_f + Lt * (lay_b + 2.5 * attn + 2.0 * elem)
+        inter_act = Lt * tok * (10.0 * h + 2.0 * ff / tp) + tok * h
+        k_inter += Lt * 8.0
+    elif model["interaction"] == "dot":
+        gram = 2.0 * (T + 1.0) ** 2 * d0 * b
+        rate = mm_rate * d0 / (d0 + k_half)
+        io_f = b * act * ((T + 1.0) * d0 * 2.0 + (T + 1.0) ** 2 + I)  # concat, Gram, pairs + output
+        inter_f = np.maximum(gram / rate, io_f / hbm)
+        inter_b = np.maximum(2.0 * gram / rate, 2.0 * io_f / hbm)
+        inter_act = b * ((T + 1.0) * d0 + I)
+    elif model["interaction"] == "dcnv2":
+        r, Lc = model["cross_rank"], model["cross_layers"]
+        if r > 0:
+            cf = gemm(b, D0, r / tp) + gemm(b, r / tp, D0)
+            cb = gemm(b, r / tp, D0) + gemm(b, D0, r / tp) + gemm(D0, b, r / tp) + gemm(r / tp, b, D0)
+            inter_act = Lc * b * (4.0 * D0 + r)
+        else:
+            cf = gemm(b, D0, D0 / tp)
+            cb = gemm(b, D0 / tp, D0) + gemm(D0, b, D0 / tp)
+            inter_act = Lc * b * 5.0 * D0
+        ew = CROSS_PASSES * b * D0 * act / hbm
+        inter_f = Lc * (cf + ew) + 2.0 * b * D0 * act / hbm  # + the concatenation of x0
+        inter_b = Lc * (cb + 2.0 * ew) + 2.0 * b * D0 * act / hbm
+        k_inter += Lc * 4.0
+    else:  # concat
+        inter_f = 2.0 * b * (sh["dsum"] + d0) * act / hbm
+        inter_b = inter_f
+        inter_act = b * (sh["dsum"] + d0)
+    inter_b = np.where(below_top | ~fz_top, inter_b, 0.0)
+    loss = 4.0 * b * act / hbm
+
+    # ---------------------------------------------------------------- dense parameters
+    dpar = dense_params(model)
+    p_bot = dpar["bottom"] + dpar["experts_bottom"] / np.maximum(ep, 1.0)
+    p_top = dpar["top"] + dpar["interaction"] + dpar["experts_top"] / np.maximum(ep, 1.0)
+    p_gpu = (p_bot + p_top) / tp
+    p_train = np.where(fz_bot, 0.0, p_bot) + np.where(fz_top, 0.0, p_top)
+    p_train_gpu = p_train / tp
+    opt_state = {0: 0.0, 1: 4.0, 2: 4.0, 3: 8.0}
+    dcode = np.round(c["dense_optimizer"])
+    dense_state = np.select([dcode == k for k in opt_state], list(opt_state.values()), 0.0)
+    master = np.where((c["master_weights"] > 0) & (act < 4.0), 4.0, 0.0)
+    # dense optimizer step: read/write weights (+master), state, read gradient
+    dense_opt = np.where(train, p_train_gpu / np.where(fsdp, dp, 1.0)
+                         * (2.0 * (act + master) + 2.0 * dense_state + act) / hbm, 0.0)
+
+    # ---------------------------------------------------------------- embedding compute
+    lookups, g_el, out_el = emb["lookups"], emb["gather_elems"], emb["out_elems"]
+    emb_f = (g_el * eb + lookups * INDEX_BYTES) / gat + out_el * eb / hbm
+    ecode = np.round(c["emb_optimizer"])
+    st_el = np.select([ecode == 1, ecode == 3], [4.0, 8.0], 0.0)  # state bytes per element
+    st_row = np.where(ecode == 2, 4.0, 0.0)  # row-wise Adagrad: one fp32 per row
+    upd_rand = g_el * eb + emb["uniq_elems"] * 2.0 * (eb + st_el) + emb["uniq_rows"] * 2.0 * st_row
+    emb_b = np.where(fz_emb, 0.0, upd_rand / gat + (lookups * SORT_BYTES_PER_LOOKUP + out_el * eb) / hbm)
+
+    # ---------------------------------------------------------------- communication
+    # embedding all-to-all (pooled values), reduce-scatter of row-wise partial sums, the
+    # cross-node all-to-all of table_row; the same sizes again for the gradients
+    # the pooled vectors travel in the tables' dtype (frameworks cast to the compute dtype after
+    # the exchange: Merlin Distributed Embeddings, TorchRec's default; HugeCTR's tables are FP16)
+    a2a_one = coll.all_to_all_time(emb["a2a_elems"] * eb, emb["a2a_group"], 1.0, net)
+    rs_one = np.where(emb["rs_group"] > 1, coll.allgather_time(emb["rs_elems"] * eb, emb["rs_group"], 1.0, net), 0.0)
+    a2a2_one = coll.all_to_all_time(emb["a2a2_elems"] * eb, emb["a2a2_group"], emb["a2a2_stride"], net)
+    emb_comm_f = a2a_one + rs_one + a2a2_one
+    emb_comm_b = np.where(fz_emb, 0.0, emb_comm_f)
+    # replicated tables' gradients (dense all-reduce over all GPUs) and the cross-node reduction
+    # of hierarchically sharded tables' touched rows
+    rep_el = np.where(fz_emb, 0.0, emb["rep_elems"])
+    xnode = np.where(fz_emb | (emb["xnode_group"] <= 1), 0.0,
+                     coll.allreduce_time(emb["xnode_elems"] * c["grad_bytes"], emb["xnode_group"],
+                                         np.maximum(c["gpus_per_node"], 1.0), net))
+    # dense gradients: all-reduce over dp (FSDP: reduce-scatter, plus weight gathers forward and
+    # backward); tensor-parallel activation all-reduces (one per column/row pair, each pass)
+    gb = c["grad_bytes"]
+    p_dense_rep = (dpar["bottom"] + dpar["top"] + dpar["interaction"]) / tp
+    p_exp = (dpar["experts_bottom"] + dpar["experts_top"]) / (tp * ep)
+    frac_train = np.where(p_gpu > 0, p_train_gpu / np.maximum(p_gpu, 1e-30), 0.0)
+    # one bucketed all-reduce carries the dense gradients and the replicated embedding rows'
+    # (HugeCTR's grouped all-reduce, DDP buckets); FSDP reduce-scatters the dense part instead
+    dense_el = np.where(fsdp, 0.0, p_dense_rep * frac_train)
+    fused = dense_el + rep_el
+    fused_ar = np.where(train & (fused > 0), coll.allreduce_time(fused * gb, n, 1.0, net), 0.0)
+    exp_ar = np.where(train & (p_exp * frac_train > 0) & ~fsdp,
+                      coll.allreduce_time(p_exp * frac_train * gb, np.maximum(dp / ep, 1.0), tp * ep, net), 0.0)
+    rep_share = np.where(fused > 0, rep_el / np.maximum(fused, 1e-30), 0.0)
+    rep_ar = fused_ar * rep_share
+    dp_ar = fused_ar * (1.0 - rep_share) + exp_ar
+    fsdp_rs = np.where(train & (p_train > 0), coll.allgather_time(p_gpu * frac_train * gb, dp, tp, net), 0.0)
+    fsdp_ag = coll.allgather_time(p_gpu * act, dp, tp, net)
+    fsdp_f = np.where(fsdp, fsdp_ag, 0.0)
+    fsdp_b = np.where(fsdp & train, fsdp_ag + fsdp_rs, 0.0)
+    n_dense = float(len(sh["bottom"]) + len(sh["top"]))
+    tp_one = coll.allreduce_time(b * tp * np.maximum(np.mean([w for _, w in sh["bottom"] + sh["top"]]), 1.0) * act,
+                                 tp, 1.0, net)
+    tp_f = np.where(tp > 1, tp_one * np.ceil(n_dense / 2.0), 0.0)
+    tp_b = np.where((tp > 1) & train, tp_f, 0.0)
+    moe_a2a_f = bot_moe_a2a + top_moe_a2a
+    moe_a2a_b = np.where(train, moe_a2a_f, 0.0)
+
+    # ---------------------------------------------------------------- two streams per phase
+    slow = c["overlap_slowdown"]
+    on_a2a, on_dp = c["overlap_a2a"], c["overlap_dp"]
+    comp_f = emb_f + bot_f + inter_f + top_f + loss + tp_f + moe_a2a_f
+    fwd_time, fwd_exp, fwd_hid = two_stream_layer(comp_f, [
+        (emb_comm_f, bot_f, on_a2a),
+        (fsdp_f, bot_f + inter_f + top_f, on_dp),
+    ])
+    bwd_window = top_b + inter_b + bot_b + emb_b
+    comp_b = np.where(train, top_b + inter_b + bot_b + emb_b + dense_opt + tp_b + moe_a2a_b, 0.0)
+    bwd_time, bwd_exp, bwd_hid = two_stream_layer(comp_b, [
+        (emb_comm_b, bot_b + dense_opt, on_a2a),
+        (dp_ar, bwd_window, on_dp),
+        (rep_ar + xnode, bwd_window, on_dp),
+        (fsdp_b, bwd_window, on_dp),
+    ])
+    bwd_time = np.where(train, bwd_time, 0.0)
+    hidden = sum(fwd_hid) + np.where(train, sum(bwd_hid), 0.0)
+    kernels = np.where(train, KERNELS_PER_LAYER_TRAIN * (k_bot + k_top) + KERNELS_FIXED_TRAIN + 3.0 * k_inter,
+                       KERNELS_PER_LAYER_INFER * (k_bot + k_top) + KERNELS_FIXED_INFER + k_inter)
+    overhead = c["op_latency"] * kernels + c["step_overhead"]
+    iteration = fwd_time + bwd_time + slow * hidden + overhead
+
+    # ---------------------------------------------------------------- memory per GPU
+    emb_weights = emb["mem_elems"] * eb
+    emb_state = np.where(fz_emb, 0.0, emb["mem_elems"] * st_el + emb["mem_rows"] * st_row)
+    shard_d = np.where(fsdp, dp, 1.0)
+    dense_w = p_gpu * (act + master) / shard_d + np.where(fsdp, 2.0 * p_gpu / np.maximum(n_dense, 1.0) * act, 0.0)
+    dense_g = p_train_gpu * act / shard_d
+    dense_o = p_train_gpu * dense_state / shard_d
+    act_el = bot_act + top_act + inter_act + b * sh["dsum"]  # + the received pooled vectors
+    activations = np.where(train, act_el * act, act_el * act / np.maximum(n_dense, 1.0))
+    buffers = 2.0 * eb * (emb["a2a_elems"] + emb["rs_elems"] / np.maximum(emb["rs_group"], 1.0)
+                           + emb["a2a2_elems"]) + np.where(train, lookups * (INDEX_BYTES + 8.0), lookups * INDEX_BYTES)
+    reserved = c["memory_reserved"]
+    memory = emb_weights + emb_state + dense_w + dense_g + dense_o + activations + buffers + reserved
+
+    # ---------------------------------------------------------------- feasibility
+    mask = np.zeros(N, dtype=np.int64)
+
+    def flag(cond, bit):
+        nonlocal mask
+        mask = mask | np.where(cond, bit, 0)
+
+    shard_bytes = emb["max_shard_elems"] * (eb + np.where(fz_emb, 0.0, st_el))
+    flag(shard_bytes > c["hbm_bytes"] - reserved, TABLE_TOO_LARGE)
+    flag(memory > c["hbm_bytes"], OUT_OF_MEMORY)
+    flag(np.abs(c["global_batch"] - B) > 0.5, BATCH_GPUS)
+    flag(np.mod(n, tp) != 0, GPUS_TP)
+    flag(moe & ((np.mod(E, ep) != 0) | (np.mod(n, ep) != 0)), EXPERTS_EP)
+    hier_codes = np.isin(np.round(c["emb_sharding"]), [SHARDING["table_row"], SHARDING["hier_auto"]])
+    flag(hier_codes & (np.mod(n, np.maximum(np.round(c["gpus_per_node"]), 1.0)) != 0), NODES)
+    flag((np.round(c["emb_sharding"]) == SHARDING["hybrid"]) & bool(np.any(model["pooling"] > 1.0)), HYBRID_MULTIHOT)
+
+    # ---------------------------------------------------------------- outputs
+    samples = B
+    per_gpu_time = iteration * n
+    fl = flops_per_sample(model)
+    passes = np.where(train, 3.0, 1.0)
+    exposed_f = fwd_time - comp_f
+    exposed_b = np.where(train, bwd_time - comp_b, 0.0)
+    out = {
+        "iteration_time_s": iteration,
+        "samples_per_s": samples / iteration,
+        "samples_per_s_per_gpu": samples / per_gpu_time,
+        "model_tflops_per_gpu": fl * passes * samples / per_gpu_time / 1e12,
+        "mfu": fl * passes * samples / per_gpu_time / c["peak_flops"],
+        "flops_per_sample": fl + 0.0 * b,
+        "memory_per_gpu_bytes": memory,
+        "memory_embeddings_bytes": emb_weights,
+        "memory_emb_optimizer_bytes": emb_state,
+        "memory_weights_bytes": dense_w,
+        "memory_grads_bytes": dense_g,
+        "memory_optimizer_bytes": dense_o,
+        "memory_activations_bytes": activations,
+        "memory_buffers_bytes": buffers,
+        "memory_reserved_bytes": reserved + 0.0 * b,
+        "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
+        "time_compute_s": bot_f + inter_f + top_f + loss + np.where(train, top_b + inter_b + bot_b + dense_opt, 0.0),
+        "time_mlp_s": bot_f + top_f + np.where(train, top_b + bot_b, 0.0),
+        "time_interaction_s": inter_f + np.where(train, inter_b, 0.0),
+        "time_embedding_s": emb_f + np.where(train, emb_b, 0.0),
+        "time_embedding_fwd_s": emb_f,
+        "time_embedding_bwd_s": np.where(train, emb_b, 0.0),
+        "time_overhead_s": overhead,
+        "kernels": kernels + 0.0 * b,
+        "time_overlap_slowdown_s": slow * hidden,
+        "time_tp_s": tp_f + tp_b,
+        "time_moe_a2a_s": moe_a2a_f + moe_a2a_b,
+        "a2a_s": emb_comm_f + emb_comm_b,
+        "exposed_a2a_s": fwd_exp[0] + np.where(train, bwd_exp[0], 0.0),
+        "overlapped_a2a_s": fwd_hid[0] + np.where(train, bwd_hid[0], 0.0),
+        "dp_allreduce_s": dp_ar + fsdp_f + fsdp_b,
+        "exposed_dp_s": fwd_exp[1] + np.where(train, bwd_exp[1] + bwd_exp[3], 0.0),
+        "overlapped_dp_s": fwd_hid[1] + np.where(train, bwd_hid[1] + bwd_hid[3], 0.0),
+        "emb_allreduce_s": rep_ar + xnode,
+        "exposed_emb_allreduce_s": np.where(train, bwd_exp[2], 0.0),
+        "overlapped_emb_allreduce_s": np.where(train, bwd_hid[2], 0.0),
+        "exposed_comm_s": exposed_f + exposed_b,
+        "emb_lookups_per_gpu": lookups,
+        "emb_gather_bytes_per_gpu": g_el * eb,
+        "emb_a2a_bytes_per_gpu": emb["a2a_elems"] * eb,
+        "emb_rs_bytes_per_gpu": emb["rs_elems"] * eb,
+        "emb_table_bytes_per_gpu": emb_weights,
+        "emb_max_shard_bytes": shard_bytes,
+        "emb_max_shard_table": emb["max_shard_table"],
+        "emb_replicated_tables": emb["replicated_tables"],
+        "emb_plan_memory_balanced": emb["plan_memory_balanced"],
+        "emb_frequent_fraction": emb["frequent_fraction"],
+        "emb_frequent_rows": emb["frequent_rows"],
+        "dense_params": dpar["total"] + 0.0 * b,
+        "embedding_params": float(np.sum(model["rows"] * model["dim"])) + 0.0 * b,
+        "energy_per_sample_j": c["power_w"] * per_gpu_time / samples,
+        "cost_per_msample_usd": c["price_per_gpu_hour"] * per_gpu_time / 3600.0 / samples * 1e6,
+        "infeasible_mask": mask.astype(np.float64),
+        "feasible": (mask == 0).astype(np.float64),
+    }
+    return out

@@ -1,0 +1,296 @@
+"""The vectorized DLRM cost model (dse/costmodel/dlrm.py).
+
+Hand-computed quantities (FLOPs, interaction width, gathered bytes, pooled all-to-all bytes,
+table memory), the table planner's balance, infeasibility with the table named, and properties
+over random configurations (hypothesis): more HBM bandwidth is never slower, more HBM capacity
+never turns a feasible configuration infeasible, every output is finite. Structural checks
+only: no calibrated number is hard-coded.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dse.costmodel import dlrm as cm
+
+GIB = 2.0**30
+PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+#: The 26 Criteo 1TB tables of MLPerf DLRM v1 (40M-row cap), dim 128, one-hot.
+CRITEO = [40_000_000, 39_060, 17_295, 7_424, 20_265, 3, 7_122, 1_543, 63, 40_000_000, 3_067_956,
+          405_282, 10, 2_209, 11_938, 155, 4, 976, 14, 40_000_000, 40_000_000, 40_000_000, 590_152,
+          12_973, 108, 36]
+
+
+def mlperf_model(pooling=1.0, interaction="dot"):
+    return cm.model_constants([(r, 128, pooling) for r in CRITEO], 13, [512, 256, 128],
+                              [1024, 1024, 512, 256, 1], interaction=interaction,
+                              cross_layers=3 if interaction == "dcnv2" else 0,
+                              cross_rank=512 if interaction == "dcnv2" else None)
+
+
+def hw(**over):
+    """A100-SXM-80GB-like columns (SI), efficiencies fixed so the arithmetic is checkable."""
+    cols = {
+        "peak_flops": 312e12, "peak_flops_16": 312e12, "hbm_bytes": 80 * GIB, "hbm_bw": 2.039e12,
+        "nvlink_bw": 300e9, "nvlink_domain": 8.0, "scaleout_bw": 25e9, "gpus_per_node": 8.0,
+        "nvlink_latency": 4e-6, "scaleout_latency": 8e-6, "memory_reserved": 3 * GIB,
+        "eff_matmul": 0.85, "matmul_k_half": 768.0, "eff_hbm": 0.85, "eff_nvlink": 0.8,
+        "eff_scaleout": 0.8, "overlap_slowdown": 0.5, "eff_gather": 0.6, "op_latency": 3e-6,
+        "step_overhead": 2e-5, "hybrid_zipf": 1.0,
+    }
+    cols.update(over)
+    return cols
+
+
+def plan(n=8, b=1024, sharding="table", **over):
+    cols = hw(num_gpus=float(n), microbatch=float(b), global_batch=float(b * n),
+              emb_sharding=float(cm.SHARDING[sharding]))
+    cols.update(over)
+    return cols
+
+
+def run(model, cols):
+    return {k: float(v[0]) for k, v in cm.evaluate_dlrm(model, {k: np.array([v]) for k, v in cols.items()}).items()}
+
+
+# ------------------------------------------------------------------------- hand-computed
+def test_mlp_and_dot_interaction_flops_of_mlperf_dlrm():
+    m = mlperf_model()
+    sh = cm.layer_shapes(m)
+    # dot: 27 vectors (bottom output + 26 pooled) -> 27*26/2 = 351 pairs + the 128-wide bottom output
+    assert sh["top_in"] == 351 + 128 == 479
+    bottom = 2 * (13 * 512 + 512 * 256 + 256 * 128)                        # 340,992
+    top = 2 * (479 * 1024 + 1024 * 1024 + 1024 * 512 + 512 * 256 + 256 * 1)  # 4,389,376
+    dot = 2 * 27**2 * 128                                                   # 186,624: the Gram matrix
+    assert (bottom, top, dot) == (340_992, 4_389_376, 186_624)
+    assert cm.flops_per_sample(m) == bottom + top + dot == 4_916_992
+
+
+def test_dcnv2_low_rank_flops_and_params():
+    m = mlperf_model(interaction="dcnv2")
+    D0 = 128 + 26 * 128  # bottom output + 26 pooled vectors
+    assert cm.layer_shapes(m)["top_in"] == D0 == 3456
+    cross = 3 * 2 * (2 * D0 * 512)  # x_l -> U (V^T x_l): two GEMMs per layer
+    top = 2 * (D0 * 1024 + 1024 * 1024 + 1024 * 512 + 512 * 256 + 256)
+    bottom = 2 * (13 * 512 + 512 * 256 + 256 * 128)
+    assert cm.flops_per_sample(m) == bottom + cross + top
+    assert cm.dense_params(m)["interaction"] == 3 * (2 * D0 * 512 + D0)
+
+
+def test_embedding_gather_bytes_and_lookups_single_gpu():
+    m = cm.model_constants([(1000, 16, 2.0), (2000, 32, 3.0)], 4, [16], [8, 1])
+    out = run(m, plan(n=1, b=100, emb_bytes=4.0))
+    assert out["emb_lookups_per_gpu"] == 100 * (2 + 3)
+    # rows read: b * sum(pooling * dim) elements of 4 bytes
+    assert out["emb_gather_bytes_per_gpu"] == 100 * (2 * 16 + 3 * 32) * 4 == 51_200
+    assert out["emb_a2a_bytes_per_gpu"] == 0.0  # one GPU: nothing to exchange
+
+
+@pytest.mark.parametrize("pooling", [1.0, 10.0])
+def test_pooled_all_to_all_bytes(pooling):
+    # 8 equal tables on 8 GPUs, one each: every GPU sends the pooled vectors of its table for all
+    # B samples and receives b samples x 8 tables: b * T * d * bytes, independent of pooling
+    m = cm.model_constants([(10_000, 64, pooling)] * 8, 4, [64], [8, 1])
+    out = run(m, plan(n=8, b=1000, emb_bytes=4.0))
+    assert out["emb_a2a_bytes_per_gpu"] == 1000 * 8 * 64 * 4 == 2_048_000
+    assert out["emb_lookups_per_gpu"] == 8000 * pooling  # the global batch's lookups into one table
+
+
+def test_table_memory_with_optimizer_state():
+    m = cm.model_constants([(1_000_000, 64, 1.0), (500_000, 32, 1.0)], 4, [64], [8, 1])
+    size = 1_000_000 * 64 + 500_000 * 32
+    rows = 1_500_000
+    sgd = run(m, plan(n=1, b=64, emb_bytes=4.0, emb_optimizer=cm.OPTIMIZER["sgd"]))
+    assert sgd["memory_embeddings_bytes"] == size * 4 and sgd["memory_emb_optimizer_bytes"] == 0
+    ada = run(m, plan(n=1, b=64, emb_bytes=2.0, emb_optimizer=cm.OPTIMIZER["adagrad"]))
+    assert ada["memory_embeddings_bytes"] == size * 2 and ada["memory_emb_optimizer_bytes"] == size * 4
+    row = run(m, plan(n=1, b=64, emb_bytes=4.0, emb_optimizer=cm.OPTIMIZER["rowwise_adagrad"]))
+    assert row["memory_emb_optimizer_bytes"] == rows * 4
+    adam = run(m, plan(n=1, b=64, emb_bytes=4.0, emb_optimizer=cm.OPTIMIZER["adam"]))
+    assert adam["memory_emb_optimizer_bytes"] == size * 8
+    # row-wise over 4 GPUs: a quarter each
+    rw = run(m, plan(n=4, b=64, sharding="row", emb_bytes=4.0))
+    assert rw["memory_embeddings_bytes"] == pytest.approx(size * 4 / 4)
+
+
+def test_unique_rows_touched():
+    assert cm._unique_rows(np.array(1e6), np.array(1.0)) == pytest.approx(1.0, rel=1e-6)
+    assert cm._unique_rows(np.array(10.0), np.array(1e6)) == pytest.approx(10.0)
+    R, L = 1000.0, 1000.0
+    assert cm._unique_rows(np.array(R), np.array(L)) == pytest.approx(R * (1 - math.exp(-1)))
+
+
+def test_row_wise_reduce_scatters_partial_sums_of_all_samples():
+    m = cm.model_constants([(100_000, 64, 1.0)] * 4, 4, [64], [8, 1])
+    out = run(m, plan(n=8, b=100, sharding="row", emb_bytes=4.0))
+    assert out["emb_rs_bytes_per_gpu"] == 800 * 4 * 64 * 4  # B samples x all tables, full buffer
+    assert out["emb_a2a_bytes_per_gpu"] == 0.0
+
+
+# ------------------------------------------------------------------------- planner
+@pytest.mark.parametrize("seed", range(8))
+def test_greedy_planner_is_within_lpt_bound(seed):
+    rng = np.random.default_rng(seed)
+    cost = rng.lognormal(0.0, 1.5, size=int(rng.integers(5, 200)))
+    n = int(rng.integers(2, 64))
+    gpu = cm.plan_tables(cost, n)
+    loads = np.bincount(gpu, weights=cost, minlength=n)
+    ideal = max(cost.sum() / n, cost.max())  # no plan beats this
+    assert loads.max() >= cost.sum() / n - 1e-9
+    assert loads.max() <= 4.0 / 3.0 * ideal + 1e-9  # Graham's LPT bound
+    assert loads.max() <= cost.sum() / n + cost.max() + 1e-9
+
+
+def test_cost_balanced_plan_balances_lookups_better_than_memory_balanced():
+    # 4 big tables and 20 small ones, all one lookup per sample
+    m = cm.model_constants([(10_000_000, 128, 1.0)] * 4 + [(1000, 128, 1.0)] * 20, 13, [128], [64, 1])
+    cost = run(m, plan(n=8, b=512, emb_planner=0.0, emb_bytes=4.0))
+    mem = run(m, plan(n=8, b=512, emb_planner=1.0, emb_bytes=4.0))
+    # each big table exceeds the even memory share and is split in two column halves: 8 halves
+    # and 20 small tables on 8 GPUs gather 3 tables' worth each (384 of 24 x 128 values/sample)
+    assert cost["emb_gather_bytes_per_gpu"] == 4096 * 384 * 4
+    assert mem["emb_gather_bytes_per_gpu"] > cost["emb_gather_bytes_per_gpu"]  # small tables pile up
+    assert mem["emb_table_bytes_per_gpu"] < cost["emb_table_bytes_per_gpu"]
+    assert cost["iteration_time_s"] < mem["iteration_time_s"]
+
+
+def test_table_larger_than_the_even_share_is_split_column_wise():
+    m = cm.model_constants([(100_000_000, 128, 1.0)] + [(1000, 128, 1.0)] * 7, 13, [128], [64, 1])
+    t, frac = cm.table_shards(m, 8, column_wise=False)
+    assert (t == 0).sum() > 1 and np.isclose(frac[t == 0].sum(), 1.0)
+
+
+def test_vectorized_equals_one_at_a_time():
+    m = mlperf_model()
+    configs = [plan(n=n, b=b, sharding=s, emb_bytes=eb)
+               for n, b, s, eb in [(8, 4096, "table", 4.0), (16, 2048, "hybrid", 2.0), (4, 1024, "row", 4.0),
+                                   (32, 512, "auto", 2.0), (64, 256, "hier_auto", 2.0), (8, 256, "column", 4.0),
+                                   (16, 1024, "table_row", 4.0), (8, 64, "data_parallel", 2.0)]]
+    batch = {k: np.array([c[k] for c in configs]) for k in configs[0]}
+    together = cm.evaluate_dlrm(m, batch)
+    for i, c in enumerate(configs):
+        alone = run(m, c)
+        assert together["iteration_time_s"][i] == pytest.approx(alone["iteration_time_s"], rel=1e-12)
+        assert together["memory_per_gpu_bytes"][i] == pytest.approx(alone["memory_per_gpu_bytes"], rel=1e-12)
+
+
+# ------------------------------------------------------------------------- feasibility
+def test_table_larger_than_hbm_is_infeasible():
+    m = cm.model_constants([(1000, 64, 1.0), (100_000_000, 128, 1.0)], 13, [64], [64, 1])
+    out = run(m, plan(n=1, b=512, emb_bytes=4.0, hbm_bytes=40 * GIB))
+    assert out["feasible"] == 0.0
+    assert int(out["infeasible_mask"]) & cm.TABLE_TOO_LARGE
+    assert out["emb_max_shard_table"] == 1
+    assert out["emb_max_shard_bytes"] == 100_000_000 * 128 * 4
+
+
+def test_batch_and_degree_checks():
+    m = mlperf_model()
+    out = run(m, plan(n=8, b=100, global_batch=1000.0))
+    assert int(out["infeasible_mask"]) & cm.BATCH_GPUS
+    out = run(m, plan(n=8, b=100, tp=3.0))
+    assert int(out["infeasible_mask"]) & cm.GPUS_TP
+    out = run(cm.model_constants([(100, 8, 3.0)], 4, [8], [8, 1]), plan(n=8, b=100, sharding="hybrid"))
+    assert int(out["infeasible_mask"]) & cm.HYBRID_MULTIHOT
+
+
+# ------------------------------------------------------------------------- structure
+def test_time_parts_add_up():
+    m = mlperf_model()
+    for s in ("table", "hybrid", "auto", "row"):
+        o = run(m, plan(n=16, b=2048, sharding=s, emb_bytes=2.0))
+        parts = (o["time_compute_s"] + o["time_embedding_s"] + o["time_tp_s"] + o["time_moe_a2a_s"]
+                 + o["exposed_comm_s"] + o["time_overlap_slowdown_s"] + o["time_overhead_s"])
+        assert parts == pytest.approx(o["iteration_time_s"], rel=1e-9)
+        assert o["exposed_a2a_s"] + o["overlapped_a2a_s"] == pytest.approx(o["a2a_s"], rel=1e-9)
+
+
+def test_inference_and_frozen_parts():
+    m = mlperf_model()
+    train = run(m, plan(n=8, b=4096))
+    infer = run(m, plan(n=8, b=4096, train=0.0))
+    assert infer["iteration_time_s"] < train["iteration_time_s"] / 2
+    assert infer["time_embedding_bwd_s"] == 0 and infer["dp_allreduce_s"] == 0
+    assert infer["a2a_s"] == pytest.approx(train["a2a_s"] / 2)
+    frozen_emb = run(m, plan(n=8, b=4096, freeze_emb=1.0))
+    assert frozen_emb["time_embedding_bwd_s"] == 0 and frozen_emb["memory_emb_optimizer_bytes"] == 0
+    assert frozen_emb["a2a_s"] == pytest.approx(train["a2a_s"] / 2)  # no gradient all-to-all
+    frozen_mlp = run(m, plan(n=8, b=4096, freeze_bottom=1.0, freeze_top=1.0))
+    assert frozen_mlp["dp_allreduce_s"] == 0 and frozen_mlp["memory_grads_bytes"] == 0
+    # the top MLP's data gradients still flow to the trainable embeddings
+    assert 0 < frozen_mlp["time_mlp_s"] < train["time_mlp_s"]
+
+
+def test_hybrid_frequent_set_grows_with_skew():
+    m = mlperf_model()
+    flat = run(m, plan(n=64, b=1024, sharding="hybrid", emb_bytes=2.0, hybrid_zipf=0.8))
+    skew = run(m, plan(n=64, b=1024, sharding="hybrid", emb_bytes=2.0, hybrid_zipf=1.3))
+    assert 0.0 <= flat["emb_frequent_fraction"] < skew["emb_frequent_fraction"] <= 1.0
+    assert skew["emb_a2a_bytes_per_gpu"] < flat["emb_a2a_bytes_per_gpu"]
+
+
+def test_pcie_servers_share_their_uplinks():
+    m = mlperf_model()
+    kw = dict(emb_bytes=2.0, nvlink_bw=32e9, nvlink_domain=1.0)
+    four = run(m, plan(n=4, b=4096, gpus_per_node=4.0, **kw))
+    eight = run(m, plan(n=8, b=2048, gpus_per_node=8.0, **kw))
+    # the same bytes per GPU (b x 26 x 128), half the bandwidth per GPU with 8 GPUs on 2 uplinks
+    assert eight["a2a_s"] > 1.5 * four["a2a_s"] * (2048 * 7 / 8) / (4096 * 3 / 4)
+
+
+# ------------------------------------------------------------------------- properties
+MODELS = {"dot": mlperf_model(), "dcnv2": mlperf_model(pooling=3.0, interaction="dcnv2")}
+
+
+@st.composite
+def configs(draw):
+    n = draw(st.sampled_from([1, 2, 4, 8, 16, 32, 64]))
+    b = draw(st.sampled_from([64, 512, 2048, 8192]))
+    shard = draw(st.sampled_from(["table", "row", "column", "table_row", "auto", "hier_auto", "data_parallel"]))
+    return plan(
+        n=n, b=b, sharding=shard,
+        hbm_bw=draw(st.floats(0.5e12, 8e12)), hbm_bytes=draw(st.floats(16 * GIB, 192 * GIB)),
+        peak_flops=draw(st.floats(5e13, 2e15)), nvlink_bw=draw(st.floats(16e9, 9e11)),
+        scaleout_bw=draw(st.floats(3e9, 1e11)), nvlink_domain=draw(st.sampled_from([1.0, 4.0, 8.0, 72.0])),
+        gpus_per_node=draw(st.sampled_from([4.0, 8.0])), emb_bytes=draw(st.sampled_from([2.0, 4.0])),
+        act_bytes=draw(st.sampled_from([2.0, 4.0])), emb_optimizer=draw(st.sampled_from([0.0, 1.0, 2.0, 3.0])),
+        emb_planner=draw(st.sampled_from([0.0, 1.0])), train=draw(st.sampled_from([1.0, 1.0, 0.0])),
+        freeze_emb=draw(st.sampled_from([0.0, 0.0, 1.0])), overlap_slowdown=draw(st.floats(0.0, 0.6)),
+        tp=draw(st.sampled_from([1.0, 1.0, 2.0])), zero=draw(st.sampled_from([0.0, 3.0])),
+    )
+
+
+def _batch(rows):
+    return {k: np.array([r[k] for r in rows]) for k in rows[0]}
+
+
+@PROPERTY
+@given(st.lists(configs(), min_size=1, max_size=16), st.floats(1.05, 4.0), st.sampled_from(sorted(MODELS)))
+def test_more_hbm_bandwidth_is_never_slower(rows, factor, name):
+    m = MODELS[name]
+    base = cm.evaluate_dlrm(m, _batch(rows))
+    fast = cm.evaluate_dlrm(m, _batch([{**r, "hbm_bw": r["hbm_bw"] * factor} for r in rows]))
+    assert np.all(fast["iteration_time_s"] <= base["iteration_time_s"] * (1 + 1e-9))
+
+
+@PROPERTY
+@given(st.lists(configs(), min_size=1, max_size=16), st.floats(1.05, 4.0), st.sampled_from(sorted(MODELS)))
+def test_more_hbm_never_turns_feasible_into_infeasible(rows, factor, name):
+    m = MODELS[name]
+    base = cm.evaluate_dlrm(m, _batch(rows))
+    big = cm.evaluate_dlrm(m, _batch([{**r, "hbm_bytes": r["hbm_bytes"] * factor} for r in rows]))
+    assert np.all(big["feasible"] >= base["feasible"])
+
+
+@PROPERTY
+@given(st.lists(configs(), min_size=1, max_size=16), st.sampled_from(sorted(MODELS)))
+def test_every_output_is_finite(rows, name):
+    out = cm.evaluate_dlrm(MODELS[name], _batch(rows))
+    for k, v in out.items():
+        assert v.shape == (len(rows),) and np.all(np.isfinite(v)), k
+    assert np.all(out["iteration_time_s"] > 0) and np.all(out["memory_per_gpu_bytes"] > 0)
