@@ -234,7 +234,9 @@ def plot_validation(cases: pd.DataFrame, summary: Mapping[str, Any] | None = Non
 
 def _strip(ax: Any, ok: pd.DataFrame, sources: pd.Series, styles: Mapping[str, tuple[str, str]]) -> None:
     err = ok["error_pct"].to_numpy(float)
-    lim = max(25.0, float(np.abs(err).max()) * 1.08)
+    # beyond +/-100% the axis would squash every other case: such points sit at the edge as arrows
+    lim = min(max(25.0, float(np.abs(err).max()) * 1.08), 105.0)
+    clip = 100.0
     for pct, color in BANDS:
         ax.axvspan(-pct, pct, color=color, linewidth=0, zorder=0)
     ax.axvline(0.0, color=OKABE_ITO["black"], linewidth=0.7, zorder=1)
@@ -244,8 +246,16 @@ def _strip(ax: Any, ok: pd.DataFrame, sources: pd.Series, styles: Mapping[str, t
     for y, (src, mape) in enumerate(sources.items()):
         group = ok[ok["source_short"] == src]
         color, marker = styles[src]
-        e = group["error_pct"].to_numpy(float)
+        raw = group["error_pct"].to_numpy(float)
+        e = np.clip(raw, -clip, clip)
         jitter = rng.uniform(-0.22, 0.22, len(e))
+        beyond = np.abs(raw) > clip
+        if beyond.any():
+            ax.scatter(e[beyond], y + jitter[beyond], s=22, marker=5, color=color, zorder=5)  # caret: off scale
+            for value, yy in zip(raw[beyond], y + jitter[beyond]):
+                ax.annotate(f"{value:+.0f}%", (np.sign(value) * clip, yy), xytext=(-3 * np.sign(value), 4),
+                            textcoords="offset points", ha="right" if value > 0 else "left", fontsize=5.5,
+                            color=color)
         hollow = group["feasible"].map(lambda f: f is not None and not bool(f)).to_numpy(bool)
         ax.scatter(e[~hollow], y + jitter[~hollow], s=9, marker=marker, color=color, linewidths=0, alpha=0.85,
                    zorder=3)
