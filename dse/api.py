@@ -146,15 +146,27 @@ def evaluate_frame(frame: pd.DataFrame, explain: bool = True) -> pd.DataFrame:
     ``infeasible_reason`` (a Python loop over infeasible rows only).
     """
     batch = {k: frame[k].to_numpy(dtype=np.float64) for k in COLUMNS if k in frame}
-    metrics = evaluate_training(batch)
+    return attach_metrics(frame, evaluate_training(batch), explain)
+
+
+def attach_metrics(frame: pd.DataFrame, metrics: Mapping[str, np.ndarray], explain: bool = True,
+                   explainer=describe) -> pd.DataFrame:
+    """``frame`` with the cost model's ``metrics`` appended: ``feasible`` as bool,
+    ``infeasible_mask`` as int and ``infeasible_reason`` (``explainer(mask, row)`` for the
+    infeasible rows only when ``explain``; '' otherwise)."""
     out = frame.copy()
     for k, v in metrics.items():
         out[k] = v
+    if not len(frame):
+        out["feasible"] = pd.Series(dtype=bool)
+        out["infeasible_mask"] = pd.Series(dtype=np.int64)
+        out["infeasible_reason"] = pd.Series(dtype=object)
+        return out
     out["feasible"] = out["feasible"] > 0
     out["infeasible_mask"] = out["infeasible_mask"].astype(np.int64)
     reasons = np.full(len(out), "", dtype=object)
     if explain:
         for i in np.flatnonzero(~out["feasible"].to_numpy()):
-            reasons[i] = describe(int(out["infeasible_mask"].iat[i]), out.iloc[i].to_dict())
+            reasons[i] = explainer(int(out["infeasible_mask"].iat[i]), out.iloc[i].to_dict())
     out["infeasible_reason"] = reasons
     return out

@@ -130,7 +130,7 @@ def main() -> None:
         path = ROOT / "dse/data/calibration.yaml"
         text = path.read_text()
         for family, values in fits.items():
-            text = _set_values(text, family, values)
+            text = set_values(text, family, values)
         path.write_text(text)
         print(f"wrote {path}")
 
@@ -153,7 +153,8 @@ def cross_validate(cases: pd.DataFrame) -> None:
                   f"(fit {', '.join(f'{k}={v:g}' for k, v in params.items())})")
 
 
-def _set_values(text: str, family: str, values: dict[str, float]) -> str:
+def set_values(text: str, family: str, values: dict[str, float]) -> str:
+    """Replace ``key: value`` lines of one family block of calibration.yaml, keeping comments."""
     lines = text.splitlines()
     inside = False
     for i, line in enumerate(lines):

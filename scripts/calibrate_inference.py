@@ -39,6 +39,7 @@ from dse.scenario import load_jsonl, scenario_from_dict  # noqa: E402
 from dse.sources import apply_software  # noqa: E402
 from dse.validate import METRICS  # noqa: E402
 from dse.workloads.inference import CALIBRATION_KEYS, inference_columns  # noqa: E402
+from calibrate import set_values  # noqa: E402  (scripts/calibrate.py, same folder)
 
 #: yaml key -> (cost-model column, factor to SI, search range in yaml units)
 PARAMS = {
@@ -175,29 +176,12 @@ def main() -> None:
         path = ROOT / "dse/data/calibration.yaml"
         text = path.read_text()
         for family, values in fits.items():
-            text = _set_values(text, family, values)
+            text = set_values(text, family, values)
         for family, source in NEIGHBOURS.items():
             if source in fits:
-                text = _set_values(text, family, fits[source])
+                text = set_values(text, family, fits[source])
         path.write_text(text)
         print(f"wrote {path}")
-
-
-def _set_values(text: str, family: str, values: dict[str, float]) -> str:
-    """Replace ``key: value`` lines of one family block, keeping their comments."""
-    lines = text.splitlines()
-    inside = False
-    for i, line in enumerate(lines):
-        if not line.startswith(" ") and line.rstrip().endswith(":"):
-            inside = line.rstrip()[:-1] == family
-            continue
-        if inside:
-            key = line.strip().split(":")[0]
-            if key in values:
-                indent = line[: len(line) - len(line.lstrip())]
-                comment = line[line.index("#"):] if "#" in line else ""
-                lines[i] = f"{indent}{key}: {values[key]:g}" + (f"  {comment}" if comment else "")
-    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..api import scenario_columns
+from ..api import attach_metrics, scenario_columns
 from ..costmodel import inference as inf
 from ..costmodel import training as tr
 from ..costmodel.inputs import COLUMNS
@@ -106,22 +106,7 @@ def evaluate_frame(frame: pd.DataFrame, explain: bool = True) -> pd.DataFrame:
     known = set(COLUMNS) | set(inf.INFERENCE_COLUMNS)
     batch = {k: frame[k].to_numpy(dtype=np.float64) for k in frame.columns if k in known}
     metrics = inf.evaluate_inference(batch) if len(frame) else {}
-    out = frame.copy()
-    for k, v in metrics.items():
-        out[k] = v
-    if not len(frame):
-        out["feasible"] = pd.Series(dtype=bool)
-        out["infeasible_mask"] = pd.Series(dtype=np.int64)
-        out["infeasible_reason"] = pd.Series(dtype=object)
-        return out
-    out["feasible"] = out["feasible"] > 0
-    out["infeasible_mask"] = out["infeasible_mask"].astype(np.int64)
-    reasons = np.full(len(out), "", dtype=object)
-    if explain:
-        for i in np.flatnonzero(~out["feasible"].to_numpy()):
-            reasons[i] = describe(int(out["infeasible_mask"].iat[i]), out.iloc[i].to_dict())
-    out["infeasible_reason"] = reasons
-    return out
+    return attach_metrics(frame, metrics, explain, explainer=describe)
 
 
 def _i(x: float) -> str:
