@@ -30,7 +30,9 @@ def _get(case: dict[str, Any], dotted: str) -> Any:
 
 def matching_entries(case: dict[str, Any]) -> list[dict[str, Any]]:
     """Every software entry whose ``match`` is in the case's source and whose ``when`` holds."""
-    source = case.get("source") or ""
+    source = case.get("source")
+    if not isinstance(source, str):  # a malformed case: no software facts (validation reports it)
+        return []
     return [
         entry
         for entry in software_table()
