@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from .evaluation import best_row, objective_values, score_point
+from .evaluation import apply_constraints, best_row, objective_values, score_point
 from .space import SearchSpace
 
 #: The constraint every trial reports (<= 0 means feasible).
@@ -341,20 +341,10 @@ def _score_rows(space, rows, hardware_columns, evaluate_training) -> pd.DataFram
     data.update(metrics)
     df = pd.DataFrame(data)
     df["infeasible_mask"] = df["infeasible_mask"].astype(np.int64)
-    df["feasible"] = _apply_constraints(df, space)
+    df["feasible"] = apply_constraints(df, space)
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
     return df
-
-
-def _apply_constraints(df: pd.DataFrame, space: SearchSpace) -> np.ndarray:
-    feasible = df["feasible"].to_numpy() > 0
-    c = space.spec.constraints
-    if getattr(c, "max_memory_fraction", None) is not None:
-        feasible &= df["memory_per_gpu_bytes"].to_numpy() <= c.max_memory_fraction * df["hbm_bytes"].to_numpy()
-    if getattr(c, "min_tokens_per_s", None):
-        feasible &= df["tokens_per_s"].to_numpy() >= c.min_tokens_per_s
-    return feasible
 
 
 # --------------------------------------------------------------------------- exhaustive

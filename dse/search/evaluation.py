@@ -74,6 +74,15 @@ def score_point(space: SearchSpace, num_gpus: int, knobs: dict[str, float], tria
     if not n:
         return df
     df["infeasible_mask"] = df["infeasible_mask"].astype(np.int64)
+    df["feasible"] = apply_constraints(df, space)
+    if space.spec.train_tokens:
+        df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
+    return df
+
+
+def apply_constraints(df: pd.DataFrame, space: SearchSpace) -> np.ndarray:
+    """The cost model's feasibility and the space's constraints (memory fraction, minimum
+    throughput), as one boolean array."""
     feasible = df["feasible"].to_numpy() > 0
     c = space.spec.constraints
     fraction = getattr(c, "max_memory_fraction", None)
@@ -82,10 +91,7 @@ def score_point(space: SearchSpace, num_gpus: int, knobs: dict[str, float], tria
     min_tps = getattr(c, "min_tokens_per_s", None)
     if min_tps:
         feasible &= df["tokens_per_s"].to_numpy() >= min_tps
-    df["feasible"] = feasible
-    if space.spec.train_tokens:
-        df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
-    return df
+    return feasible
 
 
 def best_row(df: pd.DataFrame, space: SearchSpace) -> tuple[pd.Series | None, float]:
