@@ -226,11 +226,14 @@ def search(
     space: Path = typer.Argument(..., metavar="SPACE", help="A search-space file (search_spaces/*.yaml)."),
     out: Path | None = typer.Option(None, "--out", help="Results folder [default: results/<study>]."),
     study_name: str | None = typer.Option(None, "--study-name", help="Optuna study name [default: the space's name]."),
-    storage: str | None = typer.Option(None, "--storage", help="Optuna storage URL [default: the journal file in the results folder]."),
-    n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Completed trials to reach (resumed runs count earlier ones)."),
+    storage: str | None = typer.Option(None, "--storage", help="Optuna storage URL, shared by every process given it (postgresql://USER@HOST:PORT/DB for many hosts) [default: the journal file in the results folder]."),
+    n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Trials this process completes (K processes given N leave K*N)."),
+    total_trials: int | None = typer.Option(None, "--total-trials", min=1, help="Stop when the study holds this many completed trials, counting earlier runs and other workers [default without --n-trials: the space's n_trials]."),
     timeout: float | None = typer.Option(None, "--timeout", min=0.0, help="Stop asking new trials after this many seconds."),
     workers: int = typer.Option(1, "--workers", min=1, help="joblib worker processes scoring trials or chunks."),
-    backend: str = typer.Option("loky", "--backend", help="joblib backend: loky (processes) or threading."),
+    backend: str = typer.Option("loky", "--backend", help="joblib backend: loky (processes), threading, or dask (with --scheduler)."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address for --backend dask, e.g. tcp://HOST:8786."),
+    heartbeat: float = typer.Option(10.0, "--heartbeat", min=0.1, help="Seconds between this worker's liveness records; a worker silent for 3 heartbeats is taken as dead and its running trials are re-queued."),
     seed: int | None = typer.Option(None, "--seed", help="Sampler seed [default: the space's]."),
     mode: str | None = typer.Option(None, "--mode", help="nested | exhaustive | optuna | auto [default: the space's]."),
     sampler: str | None = typer.Option(None, "--sampler", help="tpe | nsga2 | random [default: the space's]."),
@@ -245,15 +248,16 @@ def search(
         _fail(f"--mode: not an allowed value; allowed: nested, exhaustive, optuna, auto (given: {mode!r})")
     if sampler not in (None, "tpe", "nsga2", "random"):
         _fail(f"--sampler: not an allowed value; allowed: tpe, nsga2, random (given: {sampler!r})")
-    if backend not in ("loky", "threading"):
-        _fail(f"--backend: not an allowed value; allowed: loky, threading (given: {backend!r})")
+    if backend not in ("loky", "threading", "dask"):
+        _fail(f"--backend: not an allowed value; allowed: loky, threading, dask (given: {backend!r})")
     try:
         from .search.runner import run_search, summary_dict
 
         summary = run_search(space, out_dir=out, study_name=study_name, storage=storage,
                              n_trials=n_trials, timeout=timeout, workers=workers, backend=backend,
                              seed=seed, mode=mode, sampler=sampler, progress=not as_json,
-                             plots=not no_plots)
+                             plots=not no_plots, total_trials=total_trials, scheduler=scheduler,
+                             heartbeat=heartbeat)
     except (InputError, OSError) as err:
         _bad_input(err, str(space))
     except ValueError as err:  # e.g. an existing study with other objectives
@@ -273,7 +277,8 @@ def search(
     console.print(f"[bold]{summary.study_name}[/]: mode [bold]{summary.mode}[/] ({summary.mode_reason})\n"
                   f"space: {size}, {summary.counts.get('feasible', 0):,} feasible, in {summary.wall_time_s:.1f} s")
     if report.trials_total:
-        console.print(f"trials: {report.trials_complete} complete, {report.trials_failed} failed; sampler {report.sampler}")
+        console.print(f"trials in the study: {report.trials_complete} complete, {report.trials_failed} failed "
+                      f"({report.trials_this_process} completed by this process); sampler {report.sampler}")
     for note in report.notes:
         console.print(f"note: {note}")
     top_summary, frame = summarize(summary.out_dir, 5)

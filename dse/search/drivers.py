@@ -10,7 +10,9 @@ told with a finite value and the constraint ``memory_excess_gib`` saying how far
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,13 +37,16 @@ class SearchContext:
     out_dir: Path
     study_name: str
     storage: Any  # an optuna storage object (None for the exhaustive mode)
-    n_trials: int
+    process_trials: int | None  # trials this process completes (None: no per-process limit)
+    study_trials: int | None  # completed trials the study should hold (None: no study limit)
     timeout: float | None
     workers: int
     backend: str
     seed: int
     sampler: str
     batch_size: int
+    shared: bool = False  # the storage was named (--storage): other processes may share it
+    heartbeat: float = 10.0  # seconds between worker heartbeats and stale-trial checks
     on_progress: Callable[[dict[str, Any]], None] = lambda info: None
 
     @property
@@ -62,6 +67,8 @@ class DriverReport:
     sampler: str | None = None
     duplicates: int = 0
     distinct_points: int | None = None
+    trials_this_process: int = 0
+    requeued: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -95,21 +102,33 @@ def make_sampler(name: str, seed: int):
     raise ValueError(f"unknown sampler {name!r}; allowed: tpe, nsga2, random")
 
 
-def open_study(ctx: SearchContext):
-    """Create or load the study; mark trials a dead run left RUNNING as failed and queue their
-    parameters again. The sampler's seed is offset by the trials already stored, so a resumed
-    random search does not repeat its first proposals."""
+def open_study(ctx: SearchContext, mode: str):
+    """Create or load the study and check it belongs to this space and mode.
+
+    The sampler's seed is offset by the trials already stored, so a resumed random search does
+    not repeat its first proposals; on a shared storage (``--storage``) each process also mixes
+    in its host and process id, so that concurrent workers do not propose the same points.
+    """
     import optuna
-    from optuna.trial import TrialState
+
+    from .evaluation import space_key
 
     directions = [d for _, d in ctx.space.objectives]
-    probe = optuna.load_study(study_name=ctx.study_name, storage=ctx.storage) if _exists(ctx) else None
-    already = len(probe.trials) if probe is not None else 0
+    try:
+        study_id = ctx.storage.get_study_id_from_name(ctx.study_name)
+        already = ctx.storage.get_n_trials(study_id)
+    except KeyError:
+        already = 0
+    seed = ctx.seed + already
+    if ctx.shared:
+        from .workers import machine_key
+
+        seed = int.from_bytes(hashlib.sha256(f"{seed}|{machine_key()}|{os.getpid()}".encode()).digest()[:4], "little")
     study = optuna.create_study(
         study_name=ctx.study_name,
         storage=ctx.storage,
         directions=directions,
-        sampler=make_sampler(ctx.sampler, ctx.seed + already),
+        sampler=make_sampler(ctx.sampler, seed),
         load_if_exists=True,
     )
     stored = [d.name.lower() for d in study.directions]
@@ -118,40 +137,93 @@ def open_study(ctx: SearchContext):
             f"study {ctx.study_name!r} exists with directions {stored}, but the space asks for "
             f"{directions}; use another --study-name or --out"
         )
-    requeued = 0
-    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        study.tell(trial.number, state=TrialState.FAIL)
-        study.enqueue_trial(trial.params, skip_if_exists=True)
-        requeued += 1
-    return study, requeued
+    origin = {"space_sha256": space_key(ctx.space), "mode": mode}
+    found = study.user_attrs.get("dse:origin")
+    if found is None:
+        study.set_user_attr("dse:origin", origin)
+    elif found != origin:
+        raise ValueError(
+            f"study {ctx.study_name!r} was made by another search (space {found.get('space_sha256', '?')[:12]}, "
+            f"mode {found.get('mode')}), not this one (space {origin['space_sha256'][:12]}, mode {mode}); "
+            "every worker of a study must run the same space file and --mode; use another --study-name"
+        )
+    return study
 
 
 def start_study(ctx: SearchContext, mode: str):
-    """Open (or resume) the study: (study, report with what was kept, completed trials)."""
-    study, requeued = open_study(ctx)
+    """Open (or resume) the study: (study, report with what was kept)."""
+    study = open_study(ctx, mode)
     report = DriverReport(mode=mode, space_size=discrete_size(ctx.space), sampler=ctx.sampler)
-    if requeued:
-        report.notes.append(f"re-queued {requeued} trials a previous run left unfinished")
-    done = complete_count(study)
+    done = study_complete(study)
     if done:
-        report.notes.append(f"{done} completed trials kept from earlier runs")
-    return study, report, done
+        report.notes.append(f"{done} completed trials were already in the study")
+    return study, report
 
 
-def _exists(ctx: SearchContext) -> bool:
-    import optuna
+class TrialLoop:
+    """The ask-score-tell loop's bookkeeping, shared by the nested and pure Optuna drivers.
 
-    try:
-        names = [s.study_name for s in optuna.get_all_study_summaries(ctx.storage)]
-    except Exception:  # noqa: BLE001 - an empty storage has no summaries
+    It stops when this process has completed ``ctx.process_trials`` trials or the study holds
+    ``ctx.study_trials`` completed ones (whichever is set and comes first), or at the timeout.
+    It registers this process as a worker with a heartbeat (:mod:`dse.search.workers`), marks
+    the trials it asks as held, and every ``heartbeat`` seconds reaps trials that dead workers
+    left RUNNING (failed, and their parameters queued again).
+    """
+
+    def __init__(self, ctx: SearchContext, study, report: DriverReport):
+        from .workers import Reaper, Worker
+
+        self.ctx, self.study, self.report = ctx, study, report
+        self.worker = Worker(study, interval=ctx.heartbeat)
+        self.reaper = Reaper(study, grace=3 * ctx.heartbeat, own=self.worker.key)
+        self.own_complete = 0
+        self.start = time.monotonic()
+        self.last_reap = 0.0
+
+    def __enter__(self) -> TrialLoop:
+        self.worker.__enter__()
+        self._reap()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.worker.__exit__(*exc)
         return False
-    return ctx.study_name in names
+
+    def _reap(self) -> None:
+        self.last_reap = time.monotonic()
+        failed = self.reaper.reap()
+        if failed:
+            self.report.requeued += len(failed)
+
+    def next_batch(self) -> int:
+        """How many trials to ask now (0: stop)."""
+        if _timed_out(self.ctx, self.start):
+            return 0
+        if time.monotonic() - self.last_reap >= self.ctx.heartbeat:
+            self._reap()
+        left = []
+        if self.ctx.process_trials is not None:
+            left.append(self.ctx.process_trials - self.own_complete)
+        if self.ctx.study_trials is not None:
+            left.append(self.ctx.study_trials - study_complete(self.study))
+        return max(0, min([self.ctx.batch_size, *left]))
+
+    def ask(self, n: int) -> list:
+        trials = [self.study.ask() for _ in range(n)]
+        self.worker.hold([t.number for t in trials])
+        return trials
+
+    def told(self, trials: list) -> None:
+        self.worker.release([t.number for t in trials])
+        self.own_complete += len(trials)
+        self.report.trials_this_process += len(trials)
 
 
-def complete_count(study) -> int:
+def study_complete(study) -> int:
+    """Completed trials in the study (one count query, not a fetch of every trial)."""
     from optuna.trial import TrialState
 
-    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    return study._storage.get_n_trials(study._study_id, state=TrialState.COMPLETE)
 
 
 def suggest_knobs(trial, space: SearchSpace) -> dict[str, float]:
@@ -169,6 +241,8 @@ def suggest_knobs(trial, space: SearchSpace) -> dict[str, float]:
 def _parallel(ctx: SearchContext):
     from joblib import Parallel
 
+    if ctx.backend == "dask":  # the Dask client run_search opened; every worker thread of its cluster
+        return Parallel(n_jobs=-1, backend="dask")
     return Parallel(n_jobs=ctx.workers, backend=ctx.backend)
 
 
@@ -201,14 +275,12 @@ class NestedDriver:
         from joblib import delayed
 
         space = ctx.space
-        study, report, done = start_study(ctx, self.mode)
+        study, report = start_study(ctx, self.mode)
         counts = space.gpu_counts()
-        start = time.monotonic()
         seen = _completed_points(study, space)  # hardware point -> what its trial was told
-        with _parallel(ctx) as parallel:
-            while done < ctx.n_trials and not _timed_out(ctx, start):
-                batch = min(ctx.batch_size, ctx.n_trials - done)
-                trials = [study.ask() for _ in range(batch)]
+        with _parallel(ctx) as parallel, TrialLoop(ctx, study, report) as loop:
+            while batch := loop.next_batch():
+                trials = loop.ask(batch)
                 keys = []
                 for trial in trials:
                     gpus = int(trial.suggest_categorical("num_gpus", counts))
@@ -237,7 +309,7 @@ class NestedDriver:
                         report.duplicates += 1
                         configs = 0
                     ctx.on_progress({"trials": 1, "configs": configs, "values": values if feasible else None})
-                done = complete_count(study)
+                loop.told(trials)
         if report.duplicates:
             report.notes.append(
                 f"{report.duplicates} trials proposed a hardware point already scored; they were told "
@@ -257,9 +329,9 @@ def _completed_points(study, space: SearchSpace) -> dict:
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         if "num_gpus" not in t.params:
             continue
-        knobs = tuple(sorted((name, float(t.params[f"hw.{name}"])) for name in space.knobs if f"hw.{name}" in t.params))
         excess = float((t.constraints or {}).get(CONSTRAINT, 0.0))
-        seen[(int(t.params["num_gpus"]), knobs)] = (list(t.values), excess, dict(t.user_attrs))
+        attrs = {k: v for k, v in t.user_attrs.items() if k == "plan"}
+        seen[trial_point(t.params, space)] = (list(t.values), excess, attrs)
     return seen
 
 
@@ -283,53 +355,59 @@ class OptunaDriver:
     mode = "optuna"
 
     def run(self, ctx: SearchContext) -> DriverReport:
-        from .evaluation import _grid
-        from .space import hardware_columns
-        from ..costmodel import evaluate_training
-
         space = ctx.space
-        study, report, done = start_study(ctx, self.mode)
+        study, report = start_study(ctx, self.mode)
         counts = space.gpu_counts()
-        start = time.monotonic()
-        while done < ctx.n_trials and not _timed_out(ctx, start):
-            batch = min(ctx.batch_size, ctx.n_trials - done)
-            trials = [study.ask() for _ in range(batch)]
-            rows = []
-            for trial in trials:
-                gpus = int(trial.suggest_categorical("num_gpus", counts))
-                knobs = suggest_knobs(trial, space)
-                grid = _grid(space, gpus)
-                n = len(grid["tp"])
-                position = trial.suggest_float("plan", 0.0, 1.0, step=None)
-                index = min(int(position * n), n - 1) if n else -1
-                rows.append((trial, gpus, knobs, grid, index))
-            frame = _score_rows(space, rows, hardware_columns, evaluate_training)
-            write_shard(ctx, frame, f"trials-{trials[0].number:06d}-{trials[-1].number:06d}")
-            by_trial = dict(tuple(frame.groupby("trial", sort=False))) if "tp" in frame else {}
-            for trial, *_ in rows:
-                one = by_trial.get(trial.number, pd.DataFrame())
-                values, feasible, _ = _tell(study, trial, space, one)
-                report.scored += len(one)
-                ctx.on_progress({"trials": 1, "configs": len(one), "values": values if feasible else None})
-            done = complete_count(study)
+        with TrialLoop(ctx, study, report) as loop:
+            while batch := loop.next_batch():
+                trials = loop.ask(batch)
+                rows = []
+                for trial in trials:
+                    gpus = int(trial.suggest_categorical("num_gpus", counts))
+                    knobs = suggest_knobs(trial, space)
+                    position = trial.suggest_float("plan", 0.0, 1.0, step=None)
+                    rows.append((trial.number, gpus, knobs, position))
+                frame = score_plan_positions(space, rows)
+                write_shard(ctx, frame, f"trials-{trials[0].number:06d}-{trials[-1].number:06d}")
+                by_trial = dict(tuple(frame.groupby("trial", sort=False))) if "tp" in frame else {}
+                for trial in trials:
+                    one = by_trial.get(trial.number, pd.DataFrame())
+                    values, feasible, _ = _tell(study, trial, space, one)
+                    report.scored += len(one)
+                    ctx.on_progress({"trials": 1, "configs": len(one), "values": values if feasible else None})
+                loop.told(trials)
         _count_trials(study, report)
         return report
 
 
-def _score_rows(space, rows, hardware_columns, evaluate_training) -> pd.DataFrame:
-    """Score one software configuration per trial, all trials in one call."""
-    from .evaluation import INPUT_COLUMNS, PLAN_COLUMNS
+def plan_index(position: float, n: int) -> int:
+    """The plan a pure-Optuna trial's ``plan`` parameter (a float in [0, 1)) points at, among
+    ``n`` valid plans (-1 when there are none)."""
+    return min(int(position * n), n - 1) if n else -1
+
+
+def score_plan_positions(space: SearchSpace, rows: list[tuple[int, int, dict[str, float], float]]) -> pd.DataFrame:
+    """Score one software configuration per trial, all trials in one vectorized call.
+
+    ``rows`` holds (trial number, GPU count, hardware knobs, plan position); the result has one
+    row per trial whose GPU count has a valid plan.
+    """
+    from .evaluation import INPUT_COLUMNS, PLAN_COLUMNS, _grid
+    from .space import hardware_columns
+    from ..costmodel import evaluate_training
 
     frames = []
-    for trial, gpus, knobs, grid, index in rows:
+    for number, gpus, knobs, position in rows:
+        grid = _grid(space, gpus)
+        index = plan_index(position, len(grid["tp"]))
         if index < 0:
             continue
         base = dict(space.base_columns(gpus))
         base.update({k: float(v[index]) for k, v in grid.items()})
         base = hardware_columns(base, knobs)
-        frames.append((trial.number, knobs, base))
+        frames.append((number, knobs, base))
     if not frames:
-        return pd.DataFrame({"trial": [t.number for t, *_ in rows]})
+        return pd.DataFrame({"trial": [r[0] for r in rows]})
     names = list(frames[0][2])
     batch = {k: np.array([f[2][k] for f in frames], dtype=np.float64) for k in names}
     metrics = evaluate_training(batch)
@@ -345,6 +423,35 @@ def _score_rows(space, rows, hardware_columns, evaluate_training) -> pd.DataFram
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
     return df
+
+
+def trial_point(params: dict[str, Any], space: SearchSpace) -> tuple[int, tuple]:
+    """A trial's hardware point (GPU count, sorted knob values) from its parameters."""
+    knobs = tuple(sorted((name, float(params[f"hw.{name}"])) for name in space.knobs if f"hw.{name}" in params))
+    return int(params["num_gpus"]), knobs
+
+
+def score_trials(space: SearchSpace, mode: str, trials: list) -> pd.DataFrame:
+    """Re-score finished trials from their parameters alone, as the worker that ran them did.
+
+    The study is the record of a search; the shards are a cache of its scores. A shared study's
+    trials may have been scored on other hosts, whose shards this host does not see: this
+    rebuilds their rows. Nested trials give every plan of their hardware point (a point told
+    to several trials is scored once, under its first trial); pure-Optuna trials give the plan
+    their ``plan`` parameter points at.
+    """
+    trials = [t for t in trials if "num_gpus" in t.params]
+    if mode == "optuna":
+        rows = []
+        for t in trials:
+            gpus, knobs = trial_point(t.params, space)
+            rows.append((t.number, gpus, dict(knobs), float(t.params.get("plan", 0.0))))
+        return score_plan_positions(space, rows) if rows else pd.DataFrame()
+    first: dict[tuple, int] = {}
+    for t in sorted(trials, key=lambda t: t.number):
+        first.setdefault(trial_point(t.params, space), t.number)
+    frames = [score_point(space, gpus, dict(knobs), number) for (gpus, knobs), number in first.items()]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 # --------------------------------------------------------------------------- exhaustive

@@ -17,6 +17,7 @@ import platform
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 
 from ..errors import single
 from .drivers import DRIVERS, DriverReport, SearchContext, choose_mode
+from .storage import storage_for
 from .space import SearchSpace, load_space
 
 
@@ -41,38 +43,11 @@ class SearchSummary:
     files: list[Path]
 
 
-#: Seconds after which a journal lock is taken to be left by a dead process. Optuna's default
-#: (30 s) makes every restart after a kill wait that long; a journal write takes milliseconds.
-LOCK_GRACE_S = 3
-
-
-def journal_storage(path: str | Path):
-    """An append-only journal file storage (several processes on one host may share it)."""
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal import JournalFileBackend, JournalFileSymlinkLock
-
-    path = str(path)
-    return JournalStorage(JournalFileBackend(path, lock_obj=JournalFileSymlinkLock(path, grace_period=LOCK_GRACE_S)))
-
-
-def storage_for(url: str | None, out_dir: Path):
-    """The Optuna storage: the journal file in the results folder by default, else any URL."""
-    import optuna
-
-    if url is None:
-        path = out_dir / "study.journal"
-        return journal_storage(path), f"journal:{path}"
-    if url.endswith(".journal") or url.startswith("journal:"):
-        path = url.removeprefix("journal:")
-        return journal_storage(path), f"journal:{path}"
-    return optuna.storages.get_storage(url), url
-
-
 def check_writable(out_dir: Path) -> None:
     """Fail before any work if the results folder cannot be written."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        probe = out_dir / ".write-test"
+        probe = out_dir / f".write-test-{os.getpid()}"
         probe.write_text("ok")
         probe.unlink()
     except OSError as err:
@@ -93,10 +68,24 @@ def run_search(
     sampler: str | None = None,
     progress: bool = True,
     plots: bool = True,
+    total_trials: int | None = None,
+    scheduler: str | None = None,
+    heartbeat: float = 10.0,
 ) -> SearchSummary:
     """Run (or resume) the search a space file describes; return what it did.
 
-    ``out_dir`` defaults to ``results/<study name>``; ``storage`` to the journal file there.
+    ``out_dir`` defaults to ``results/<study name>``; ``storage`` to the journal file there (a
+    database URL lets processes on many hosts share the study).
+
+    Budget: ``n_trials`` is the number of trials *this process* completes (K processes each
+    given N leave K*N); ``total_trials`` is the number of completed trials the *study* should
+    hold, counting earlier runs and other workers (re-running the same command finishes the
+    study). With neither, the study target is the space's ``search.n_trials``.
+
+    ``backend`` is the joblib backend of the scoring fan-out: ``loky`` (processes on this
+    host), ``threading``, or ``dask`` with ``scheduler`` (``tcp://HOST:PORT``) for a Dask
+    cluster. ``heartbeat`` (seconds) paces this worker's liveness record; a worker silent for
+    three heartbeats is taken as dead and its running trials are queued again.
     """
     import optuna
 
@@ -108,22 +97,29 @@ def run_search(
     out = Path(out_dir) if out_dir is not None else Path("results") / study_name
     check_writable(out)
     mode_name, reason = choose_mode(space, mode or cfg.mode)
+    if n_trials is None and total_trials is None:
+        total_trials = cfg.n_trials
+    check_disk(out, estimated_rows(space, mode_name, n_trials or total_trials or 0))
     sampler = sampler or cfg.sampler
     seed = cfg.seed if seed is None else seed
     started = time.time()
     storage_obj, storage_url = (None, None) if mode_name == "exhaustive" else storage_for(storage, out)
-    total = n_trials if n_trials is not None else cfg.n_trials
-    bar = _Progress(enabled=progress, mode=mode_name, total=total, objectives=space.objectives)
-    ctx = SearchContext(
-        space=space, out_dir=out, study_name=study_name, storage=storage_obj,
-        n_trials=total, timeout=timeout, workers=workers, backend=backend, seed=seed,
-        sampler=sampler, batch_size=cfg.batch_size, on_progress=bar.update,
-    )
-    with bar:
-        if mode_name == "exhaustive":
-            bar.set_total(_chunk_total(space))
-        report = DRIVERS[mode_name]().run(ctx)
-    counts, files = finalize_run(out, space, storage_obj, study_name)
+    bar_total = min(v for v in (n_trials, total_trials) if v is not None)
+    bar = _Progress(enabled=progress, mode=mode_name, total=bar_total, objectives=space.objectives)
+    with scoring_backend(backend, scheduler, workers) as n_workers:
+        ctx = SearchContext(
+            space=space, out_dir=out, study_name=study_name, storage=storage_obj,
+            process_trials=n_trials, study_trials=total_trials, timeout=timeout, workers=n_workers,
+            backend=backend, seed=seed, sampler=sampler, batch_size=cfg.batch_size,
+            shared=storage is not None, heartbeat=heartbeat, on_progress=bar.update,
+        )
+        with bar:
+            if mode_name == "exhaustive":
+                bar.set_total(_chunk_total(space))
+            report = DRIVERS[mode_name]().run(ctx)
+    if report.requeued:
+        report.notes.append(f"re-queued {report.requeued} trials that dead workers left running")
+    counts, files = finalize_run(out, space, storage_obj, study_name, mode_name)
     wall = time.time() - started
     write_manifest(out, space, study_name, report, counts, mode_name, reason, seed, sampler, storage_url,
                    started, wall)
@@ -133,6 +129,81 @@ def run_search(
 
         files += plot_results(out, space.objectives)
     return SearchSummary(out, study_name, mode_name, reason, report, counts, wall, files)
+
+
+BACKENDS = ("loky", "threading", "dask")
+
+
+@contextmanager
+def scoring_backend(backend: str, scheduler: str | None, workers: int):
+    """Set up the joblib backend; yield how many tasks to keep in flight.
+
+    For ``dask``, connect to the scheduler (the client becomes joblib's dask backend) and use
+    every worker thread of the cluster; shards are written by the Dask workers themselves, so
+    the results folder must be on a file system they share.
+    """
+    if backend not in BACKENDS:
+        raise single("--backend", "not an allowed value; allowed: " + ", ".join(BACKENDS), backend)
+    if backend != "dask":
+        if scheduler is not None:
+            raise single("--scheduler", "only used with --backend dask", scheduler)
+        yield workers
+        return
+    if not scheduler:
+        raise single("--scheduler", "--backend dask needs the scheduler's address, e.g. tcp://HOST:8786", None)
+    try:
+        from distributed import Client
+    except ModuleNotFoundError:
+        raise single("--backend", "dask needs the distributed package: pip install 'madmax-dse[dask]'",
+                     backend) from None
+    try:
+        client = Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError) as err:
+        raise single("--scheduler", f"cannot reach the Dask scheduler: {err}", scheduler) from None
+    try:
+        threads = sum(client.nthreads().values()) or 1
+        yield threads
+    finally:
+        client.close()
+
+
+#: Bytes a scored configuration takes on disk: its shard row, its row in configs.parquet and
+#: its line in configs.csv (measured on search_spaces/codesign_small.yaml: about 0.7 KB; the
+#: estimate rounds up).
+BYTES_PER_ROW = 1024
+#: Head room kept free besides the estimate (the journal, figures, the file system's own).
+DISK_MARGIN = 64 * 2**20
+
+
+def estimated_rows(space: SearchSpace, mode: str, trials: int) -> int:
+    """How many scored configurations a run writes: the whole space for exhaustive; trials
+    times the plans per hardware point for nested; one per trial for pure Optuna."""
+    from .enumerate import space_size
+
+    size = space_size(space)
+    if mode == "exhaustive":
+        return int(size["total"])
+    if mode == "optuna":
+        return int(trials)
+    per_point = size["software"]
+    mean = sum(per_point.values()) / max(len(per_point), 1)
+    return int(trials * mean)
+
+
+def check_disk(out_dir: Path, rows: int) -> None:
+    """Fail before any work if the results folder's disk cannot hold what the run will write."""
+    import shutil
+
+    need = rows * BYTES_PER_ROW + DISK_MARGIN
+    free = shutil.disk_usage(out_dir).free
+    if free < need:
+        raise single(
+            "--out",
+            f"not enough free disk: the run writes about {rows:,} configurations x {BYTES_PER_ROW} B "
+            f"+ {DISK_MARGIN // 2**20} MiB head room = {need / 2**30:.2f} GiB, but only "
+            f"{free / 2**30:.2f} GiB is free; free some space, pick another --out, or lower --n-trials",
+            str(out_dir),
+        )
 
 
 def _chunk_total(space: SearchSpace) -> int:
@@ -148,32 +219,62 @@ def _chunk_total(space: SearchSpace) -> int:
     return chunks
 
 
-def finalize_run(out: Path, space: SearchSpace, storage, study_name: str):
+def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: str = "nested"):
     """Merge the shards of completed trials (or all exhaustive chunks) into configs.parquet,
-    then write configs.csv and pareto.csv."""
+    then write configs.csv and pareto.csv.
+
+    The study is the record: completed trials that no local shard holds (scored on another
+    host, or whose shard was lost) are re-scored from their parameters, so every host sees the
+    whole study.
+    """
     import pandas as pd
     import pyarrow.parquet as pq
 
     from .results import finalize, write_table
 
     shard_dir = out / "shards"
-    complete: set[int] | None = None
+    complete = None
     if storage is not None:
         import optuna
         from optuna.trial import TrialState
 
         study = optuna.load_study(study_name=study_name, storage=storage)
-        complete = {t.number for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))}
+        complete = {t.number: t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))}
     frames = []
     for path in sorted(shard_dir.glob("*.parquet")) if shard_dir.exists() else []:
         df = pq.read_table(path).to_pandas()
         if complete is not None and "trial" in df:
-            df = df[df["trial"].isin(complete)]
+            df = df[df["trial"].isin(complete.keys())]
         frames.append(df)
+    if complete:
+        frames.append(_rescore_missing(space, mode, complete, frames))
+    frames = [f for f in frames if len(f)]
     merged = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if len(merged) and "trial" in merged:
+        merged = merged.sort_values("trial", kind="stable").reset_index(drop=True)
     write_table(merged, out / "configs.parquet")
     counts = finalize(out, space.objectives)
     return counts, [out / "configs.parquet", out / "configs.csv", out / "pareto.csv"]
+
+
+def _rescore_missing(space: SearchSpace, mode: str, complete: dict, frames: list):
+    """Rows for the completed trials the shards lack (see :func:`drivers.score_trials`)."""
+    import pandas as pd
+
+    from .drivers import score_trials, trial_point
+
+    have = set()
+    for df in frames:
+        if "trial" in df:
+            have.update(int(n) for n in df["trial"].unique())
+    if mode == "optuna":
+        missing = [t for n, t in complete.items() if n not in have]
+    else:  # a nested point's rows sit under its first trial; later trials of it have none
+        scored_points = {trial_point(complete[n].params, space) for n in have if n in complete
+                         and "num_gpus" in complete[n].params}
+        missing = [t for t in complete.values() if "num_gpus" in t.params
+                   and trial_point(t.params, space) not in scored_points]
+    return score_trials(space, mode, missing) if missing else pd.DataFrame()
 
 
 def write_manifest(out: Path, space: SearchSpace, study_name: str, report: DriverReport, counts: dict, mode: str,

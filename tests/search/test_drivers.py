@@ -80,10 +80,10 @@ def test_outputs_exist_and_parse(tmp_path):
 
 
 def test_rerun_resumes_and_keeps_completed_trials(tmp_path):
-    first = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", n_trials=24,
+    first = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=24,
                        progress=False, plots=False)
     before = pd.read_parquet(tmp_path / "configs.parquet")
-    second = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", n_trials=40,
+    second = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=40,
                         progress=False, plots=False)
     after = pd.read_parquet(tmp_path / "configs.parquet")
     assert first.report.trials_complete == 24 and second.report.trials_complete == 40
@@ -111,7 +111,7 @@ def test_killed_search_resumes_without_losing_completed_trials(tmp_path):
     from optuna.trial import TrialState
 
     cmd = [str(DSE), "search", str(QUICKSTART), "--out", str(tmp_path), "--mode", "optuna",
-           "--sampler", "random", "--n-trials", "3000", "--no-plots", "--json"]
+           "--sampler", "random", "--total-trials", "3000", "--no-plots", "--json"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     journal = tmp_path / "study.journal"
     storage = None
@@ -136,7 +136,7 @@ def test_killed_search_resumes_without_losing_completed_trials(tmp_path):
     done_before = {t.number: t.values for t in study.get_trials(states=(TrialState.COMPLETE,))}
     assert 100 <= len(done_before) < 3000
 
-    rerun = subprocess.run(cmd[:-4] + ["--n-trials", str(len(done_before) + 40), "--no-plots", "--json"],
+    rerun = subprocess.run(cmd[:-4] + ["--total-trials", str(len(done_before) + 40), "--no-plots", "--json"],
                            capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
     study = optuna.load_study(study_name="quickstart",

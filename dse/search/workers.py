@@ -1,0 +1,222 @@
+"""Many `dse search` processes on one study: who holds which trial, and which trials a dead
+worker left behind.
+
+Every search process is a *worker*. While it runs it keeps a record in the study's user
+attributes, ``dse:worker:<id>`` = ``{"host", "pid", "beat", "trials", "done"}``: the trial
+numbers it has asked and not yet told, and a beat counter that a background thread bumps every
+``interval`` seconds. Any worker may *reap* trials left RUNNING by a dead one: it fails them and
+queues their parameters again, so the study finishes every configuration once.
+
+A RUNNING trial is stale when
+
+* its worker ran on this machine (same host name, boot and PID namespace) and that process is
+  gone: known at once, so a restart after a kill resumes without waiting;
+* its worker's beat has not moved for ``grace`` seconds of the reaper's own clock (a host that
+  died or lost its network): no clock is compared across hosts, so skew does not matter;
+* no worker claims it and it stays so for ``grace`` seconds (a worker killed between asking a
+  trial and recording its claim).
+
+Only one reaper can fail a given trial (the storage refuses to finish a finished trial), and
+only the one that did queues it again, so a trial is re-queued once.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Prefix of the study user attributes holding the worker records.
+PREFIX = "dse:worker:"
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
+
+
+def machine_key() -> str:
+    """This process's machine as other workers must see it: host name, boot id and PID
+    namespace (two containers of one host share the boot id but not the PID namespace)."""
+    try:
+        pid_ns = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        pid_ns = ""
+    return "|".join((socket.gethostname(), _read("/proc/sys/kernel/random/boot_id"), pid_ns))
+
+
+def process_start(pid: int) -> str:
+    """When ``pid`` started (clock ticks since boot, from /proc), to tell a reused PID from the
+    original process; empty where /proc is not available."""
+    stat = _read(f"/proc/{pid}/stat")
+    if not stat:
+        return ""
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+def process_alive(pid: int, started: str) -> bool:
+    """Whether the process ``pid`` that started at ``started`` still runs on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not started or process_start(pid) in ("", started)
+
+
+@dataclass
+class Worker:
+    """This process's record in a study, kept fresh by a heartbeat thread.
+
+    ``interval`` is in seconds; the record is written at most once per ``interval`` by the
+    thread, and at once when the set of held trials changes.
+    """
+
+    study: Any
+    interval: float = 10.0
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def __post_init__(self) -> None:
+        self.host = machine_key()
+        self.pid = os.getpid()
+        self.started = process_start(self.pid)
+        self.beat = 0
+        self.held: set[int] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def key(self) -> str:
+        return PREFIX + self.id
+
+    def _record(self, done: bool = False) -> dict[str, Any]:
+        return {"host": self.host, "pid": self.pid, "started": self.started, "beat": self.beat,
+                "trials": sorted(self.held), "done": done}
+
+    def _write(self, done: bool = False) -> None:
+        with self._lock:
+            self.beat += 1
+            record = self._record(done)
+        self.study.set_user_attr(self.key, record)
+
+    def hold(self, numbers: list[int]) -> None:
+        """Record that this worker now holds these trials (call right after asking them)."""
+        with self._lock:
+            self.held.update(numbers)
+        self._write()
+
+    def release(self, numbers: list[int]) -> None:
+        """Forget told trials (written with the next beat, which is enough: a told trial is no
+        longer RUNNING, so nobody reaps it)."""
+        with self._lock:
+            self.held.difference_update(numbers)
+
+    def __enter__(self) -> Worker:
+        self._write()
+        self._thread = threading.Thread(target=self._beat, name=f"dse-heartbeat-{self.id}", daemon=True)
+        self._thread.start()
+        return self
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self._write()
+            except Exception:  # noqa: BLE001 - a missed beat only delays others' verdict
+                pass
+
+    def __exit__(self, *exc) -> bool:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        try:
+            self._write(done=True)
+        except Exception:  # noqa: BLE001 - exiting anyway; the record then goes stale
+            pass
+        return False
+
+
+@dataclass
+class Reaper:
+    """Finds and fails trials that dead workers left RUNNING, and queues them again.
+
+    ``grace`` (seconds) is how long a remote worker's beat, or an unclaimed RUNNING trial, may
+    stay unchanged before it counts as dead. The reaper remembers what it saw with its own
+    monotonic clock, so its verdict on remote workers needs two looks ``grace`` apart.
+    """
+
+    study: Any
+    grace: float = 30.0
+    own: str | None = None  # the reaping worker's own record key (never reaped)
+    _beats: dict[str, tuple[int, float]] = field(default_factory=dict)
+    _unclaimed: dict[int, float] = field(default_factory=dict)
+
+    def dead_workers(self, records: dict[str, dict], now: float) -> set[str]:
+        here = machine_key()
+        dead = set()
+        for key, record in records.items():
+            if key == self.own or record.get("done"):
+                continue
+            if record.get("host") == here:
+                if not process_alive(int(record.get("pid", 0)), str(record.get("started", ""))):
+                    dead.add(key)
+                continue
+            beat = record.get("beat")
+            seen = self._beats.get(key)
+            if seen is None or seen[0] != beat:
+                self._beats[key] = (beat, now)
+            elif now - seen[1] >= self.grace:
+                dead.add(key)
+        return dead
+
+    def reap(self) -> list[int]:
+        """Fail the stale RUNNING trials and queue their parameters again; return the numbers
+        of the trials this call failed."""
+        from optuna.exceptions import UpdateFinishedTrialError
+        from optuna.trial import TrialState
+
+        running = self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        if not running:
+            self._unclaimed.clear()
+            return []
+        now = time.monotonic()
+        records = {k: v for k, v in self.study.user_attrs.items() if k.startswith(PREFIX) and isinstance(v, dict)}
+        dead = self.dead_workers(records, now)
+        claimed: dict[int, str] = {}
+        for key, record in records.items():
+            for number in record.get("trials", []):
+                claimed[int(number)] = key
+        stale = []
+        for trial in running:
+            owner = claimed.get(trial.number)
+            if owner is not None:
+                if owner in dead:
+                    stale.append(trial)
+                continue
+            first = self._unclaimed.setdefault(trial.number, now)
+            if now - first >= self.grace:
+                stale.append(trial)
+        numbers = {t.number for t in running}
+        self._unclaimed = {n: seen for n, seen in self._unclaimed.items() if n in numbers}
+        failed = []
+        storage = self.study._storage
+        for trial in stale:
+            try:
+                if not storage.set_trial_state_values(trial._trial_id, state=TrialState.FAIL):
+                    continue
+            except UpdateFinishedTrialError:  # told meanwhile, or another reaper got it first
+                continue
+            failed.append(trial.number)
+            self._unclaimed.pop(trial.number, None)
+            if trial.params:
+                self.study.enqueue_trial(trial.params, user_attrs={"dse_retry_of": trial.number})
+        return failed
