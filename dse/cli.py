@@ -289,12 +289,17 @@ def search(
 @app.command()
 def plot(
     results_dir: Path = typer.Argument(..., metavar="RESULTS_DIR", help="A results folder (results/<study>)."),
+    storage: str | None = typer.Option(None, "--storage", help="The shared study's storage URL, if the manifest's (stored without password) does not open."),
 ) -> None:
-    """Regenerate the figures of a search's results folder (PNG and PDF) and print their paths."""
+    """Regenerate the figures of a search's results folder (PNG and PDF) and print their paths.
+    A folder whose study is in a database is first brought up to date with every worker's trials."""
     from .errors import InputError
 
     try:
         from .search.plots import plot_results
+        from .search.runner import refresh_from_study
+
+        refresh_from_study(results_dir, storage)
 
         paths = plot_results(results_dir, require_manifest=True)
     except (InputError, OSError) as err:
@@ -308,12 +313,17 @@ def show(
     results_dir: Path = typer.Argument(..., metavar="RESULTS_DIR", help="A results folder (results/<study>)."),
     top: int = typer.Option(10, "--top", min=1, help="How many of the best feasible configurations to list."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object {study, ..., top, pareto}."),
+    storage: str | None = typer.Option(None, "--storage", help="The shared study's storage URL, if the manifest's (stored without password) does not open."),
 ) -> None:
-    """Summarize a search's results folder: counts, the best configurations, the Pareto front size."""
+    """Summarize a search's results folder: counts, the best configurations, the Pareto front size.
+    A folder whose study is in a database is first brought up to date with every worker's trials."""
     from .errors import InputError
 
     try:
         from .search.results import summarize
+        from .search.runner import refresh_from_study
+
+        refresh_from_study(results_dir, storage)
 
         summary, frame = summarize(results_dir, top)
     except (InputError, OSError) as err:

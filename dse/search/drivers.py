@@ -209,6 +209,7 @@ class TrialLoop:
         return max(0, min([self.ctx.batch_size, *left]))
 
     def ask(self, n: int) -> list:
+        self.worker.start_asking()
         trials = [self.study.ask() for _ in range(n)]
         self.worker.hold([t.number for t in trials])
         return trials
@@ -242,7 +243,7 @@ def _parallel(ctx: SearchContext):
     from joblib import Parallel
 
     if ctx.backend == "dask":  # the Dask client run_search opened; every worker thread of its cluster
-        return Parallel(n_jobs=-1, backend="dask")
+        return Parallel(n_jobs=-1)  # run_search set joblib's backend to the Dask client
     return Parallel(n_jobs=ctx.workers, backend=ctx.backend)
 
 
@@ -465,22 +466,11 @@ class ExhaustiveDriver:
     def run(self, ctx: SearchContext) -> DriverReport:
         from joblib import delayed
 
-        from .enumerate import hardware_grid, space_size
+        from .enumerate import space_size
 
         space = ctx.space
-        size = space_size(space)
-        report = DriverReport(mode=self.mode, space_size=int(size["total"]))
-        hw = hardware_grid(space) if space.knobs else {}
-        n_hw = len(next(iter(hw.values()))) if hw else 1
-        tasks = []
-        for gpus in space.gpu_counts():
-            per_point = max(int(size["software"].get(gpus, 0)), 1)
-            block = max(1, 200_000 // per_point)
-            for first in range(0, n_hw, block):
-                last = min(first + block, n_hw)
-                name = f"exhaustive-g{gpus:06d}-h{first:07d}-{last:07d}"
-                knobs = [{k: float(v[i]) for k, v in hw.items()} for i in range(first, last)]
-                tasks.append((name, gpus, knobs))
+        report = DriverReport(mode=self.mode, space_size=int(space_size(space)["total"]))
+        tasks = exhaustive_chunks(space)
         todo = [t for t in tasks if not (ctx.shard_dir / f"{t[0]}.parquet").exists()]
         if len(todo) < len(tasks):
             report.notes.append(f"{len(tasks) - len(todo)} of {len(tasks)} chunks kept from earlier runs")
@@ -493,8 +483,7 @@ class ExhaustiveDriver:
                     report.notes.append("stopped by --timeout; re-run the command to finish")
                     break
                 results = parallel(
-                    delayed(score_chunk)(space, str(ctx.shard_dir), name, gpus, knobs)
-                    for name, gpus, knobs in todo[i : i + step]
+                    delayed(score_chunk)(space, str(ctx.shard_dir), *task) for task in todo[i : i + step]
                 )
                 for scored, best in results:
                     report.scored += scored
@@ -503,11 +492,33 @@ class ExhaustiveDriver:
         return report
 
 
-def score_chunk(space: SearchSpace, shard_dir: str, name: str, gpus: int, knobs: list[dict[str, float]]):
-    """Score one GPU count at a block of hardware points; write the shard; return
-    (configurations scored, the best objective values or None)."""
+def exhaustive_chunks(space: SearchSpace) -> list[tuple[str, int, int, int]]:
+    """The exhaustive sweep's tasks: (shard name, GPU count, first and last hardware point
+    index), about ``search.chunk_configs`` configurations each. A task is a description that
+    a worker expands itself, so nothing but a few numbers (and the space) is shipped."""
+    from .enumerate import space_size
+
+    size = space_size(space)
+    n_hw = size.get("hardware_points") or 1
+    tasks = []
+    for gpus in space.gpu_counts():
+        per_point = max(int(size["software"].get(gpus, 0)), 1)
+        block = max(1, space.spec.search.chunk_configs // per_point)
+        for first in range(0, n_hw, block):
+            last = min(first + block, n_hw)
+            tasks.append((f"exhaustive-g{gpus:06d}-h{first:07d}-{last:07d}", gpus, first, last))
+    return tasks
+
+
+def score_chunk(space: SearchSpace, shard_dir: str, name: str, gpus: int, first: int, last: int):
+    """Score one GPU count at hardware points ``first:last`` of the space's hardware grid;
+    write the shard (atomically: a worker dying mid-chunk leaves no partial file, and the task
+    can run again); return (configurations scored, the best objective values or None)."""
+    from .enumerate import hardware_grid
     from .results import write_table
 
+    hw = hardware_grid(space) if space.knobs else {}
+    knobs = [{k: float(v[i]) for k, v in hw.items()} for i in range(first, last)]
     frames = [score_point(space, gpus, k) for k in knobs]
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     write_table(df, Path(shard_dir) / f"{name}.parquet")

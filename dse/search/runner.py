@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import single
-from .drivers import DRIVERS, DriverReport, SearchContext, choose_mode
+from .drivers import DRIVERS, DriverReport, SearchContext, choose_mode, exhaustive_chunks
 from .storage import storage_for
 from .space import SearchSpace, load_space
 
@@ -115,7 +115,7 @@ def run_search(
         )
         with bar:
             if mode_name == "exhaustive":
-                bar.set_total(_chunk_total(space))
+                bar.set_total(len(exhaustive_chunks(space)))
             report = DRIVERS[mode_name]().run(ctx)
     if report.requeued:
         report.notes.append(f"re-queued {report.requeued} trials that dead workers left running")
@@ -157,12 +157,15 @@ def scoring_backend(backend: str, scheduler: str | None, workers: int):
         raise single("--backend", "dask needs the distributed package: pip install 'madmax-dse[dask]'",
                      backend) from None
     try:
-        client = Client(scheduler, timeout="20s")
+        client = Client(scheduler, timeout="10s")
     except (OSError, TimeoutError) as err:
         raise single("--scheduler", f"cannot reach the Dask scheduler: {err}", scheduler) from None
+    from joblib import parallel_config
+
     try:
         threads = sum(client.nthreads().values()) or 1
-        yield threads
+        with parallel_config(backend="dask"):
+            yield threads
     finally:
         client.close()
 
@@ -206,19 +209,6 @@ def check_disk(out_dir: Path, rows: int) -> None:
         )
 
 
-def _chunk_total(space: SearchSpace) -> int:
-    from .enumerate import space_size
-
-    size = space_size(space)
-    n_hw = size.get("hardware_points") or 1
-    chunks = 0
-    for gpus in space.gpu_counts():
-        per_point = max(int(size["software"].get(gpus, 0)), 1)
-        block = max(1, 200_000 // per_point)
-        chunks += -(-n_hw // block)
-    return chunks
-
-
 def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: str = "nested"):
     """Merge the shards of completed trials (or all exhaustive chunks) into configs.parquet,
     then write configs.csv and pareto.csv.
@@ -255,6 +245,32 @@ def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: 
     write_table(merged, out / "configs.parquet")
     counts = finalize(out, space.objectives)
     return counts, [out / "configs.parquet", out / "configs.csv", out / "pareto.csv"]
+
+
+def refresh_from_study(out_dir: str | Path, storage: str | None = None) -> dict[str, int] | None:
+    """Bring a results folder up to date with its shared study: re-merge configs.parquet,
+    configs.csv and pareto.csv from every completed trial, including those other hosts ran.
+
+    Used by ``dse show`` and ``dse plot``. Does nothing (returns None) for a folder whose study
+    lives in its own journal file or that has no study (exhaustive); ``storage`` overrides the
+    URL in the manifest (which is stored without its password).
+    """
+    from .results import read_manifest, write_json
+    from .space import space_from_dict
+
+    out = Path(out_dir)
+    manifest = read_manifest(out)
+    if manifest is None:
+        return None
+    url = storage or manifest.get("storage")
+    if not url or (url.startswith("journal:") and storage is None):
+        return None
+    space = space_from_dict(manifest["space"], source=manifest.get("space_file"))
+    storage_obj, _ = storage_for(url, out)
+    counts, _ = finalize_run(out, space, storage_obj, manifest["study"], manifest.get("mode", "nested"))
+    manifest["counts"].update({k: int(counts.get(k, 0)) for k in ("scored", "feasible", "pareto")})
+    write_json(manifest, out / "manifest.json")
+    return counts
 
 
 def _rescore_missing(space: SearchSpace, mode: str, complete: dict, frames: list):

@@ -300,7 +300,10 @@ class ConstraintsSpec(Spec):
 class SearchSettings(Spec):
     """How to search: ``mode`` auto (exhaustive when the hardware is discrete and the space has
     at most ``max_exhaustive`` configurations, else nested) | nested | exhaustive | optuna;
-    ``sampler`` tpe | nsga2 | random; ``n_trials`` and ``batch_size`` for Optuna; ``seed``."""
+    ``sampler`` tpe | nsga2 | random; ``n_trials`` and ``batch_size`` for Optuna; ``seed``;
+    ``chunk_configs``: about how many configurations one exhaustive task scores (smaller chunks
+    spread better over many workers and lose less when a worker dies; larger ones write fewer
+    shards)."""
 
     mode: Literal["auto", "nested", "exhaustive", "optuna"] = "auto"
     sampler: Literal["tpe", "nsga2", "random"] = "tpe"
@@ -308,6 +311,7 @@ class SearchSettings(Spec):
     batch_size: PositiveInt = 8
     seed: NonNegInt = 0
     max_exhaustive: PositiveInt = 50_000_000
+    chunk_configs: PositiveInt = 200_000
 
 
 class SpaceSpec(Spec):

@@ -13,8 +13,11 @@ A RUNNING trial is stale when
   gone: known at once, so a restart after a kill resumes without waiting;
 * its worker's beat has not moved for ``grace`` seconds of the reaper's own clock (a host that
   died or lost its network): no clock is compared across hosts, so skew does not matter;
-* no worker claims it and it stays so for ``grace`` seconds (a worker killed between asking a
-  trial and recording its claim).
+* no worker claims it (its worker was killed between asking it and recording the claim) and
+  no live worker is between those two steps, or it stays unclaimed for ``grace`` seconds.
+
+The reaper reads the RUNNING trials before the records: a trial asked by a live worker was asked
+after that worker wrote ``asking``, so the records read next show it asking or holding it.
 
 Only one reaper can fail a given trial (the storage refuses to finish a finished trial), and
 only the one that did queues it again, so a trial is re-queued once.
@@ -91,6 +94,7 @@ class Worker:
         self.started = process_start(self.pid)
         self.beat = 0
         self.held: set[int] = set()
+        self.asking = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -101,7 +105,7 @@ class Worker:
 
     def _record(self, done: bool = False) -> dict[str, Any]:
         return {"host": self.host, "pid": self.pid, "started": self.started, "beat": self.beat,
-                "trials": sorted(self.held), "done": done}
+                "trials": sorted(self.held), "asking": self.asking, "done": done}
 
     def _write(self, done: bool = False) -> None:
         with self._lock:
@@ -109,10 +113,19 @@ class Worker:
             record = self._record(done)
         self.study.set_user_attr(self.key, record)
 
+    def start_asking(self) -> None:
+        """Record that this worker is about to ask trials it has not claimed yet (call before
+        asking; :meth:`hold` ends it). While no live worker is asking, a RUNNING trial nobody
+        claims can only be a dead worker's."""
+        with self._lock:
+            self.asking = True
+        self._write()
+
     def hold(self, numbers: list[int]) -> None:
         """Record that this worker now holds these trials (call right after asking them)."""
         with self._lock:
             self.held.update(numbers)
+            self.asking = False
         self._write()
 
     def release(self, numbers: list[int]) -> None:
@@ -195,6 +208,8 @@ class Reaper:
         for key, record in records.items():
             for number in record.get("trials", []):
                 claimed[int(number)] = key
+        someone_asking = any(record.get("asking") and not record.get("done") and key not in dead
+                             for key, record in records.items())
         stale = []
         for trial in running:
             owner = claimed.get(trial.number)
@@ -203,7 +218,7 @@ class Reaper:
                     stale.append(trial)
                 continue
             first = self._unclaimed.setdefault(trial.number, now)
-            if now - first >= self.grace:
+            if not someone_asking or now - first >= self.grace:
                 stale.append(trial)
         numbers = {t.number for t in running}
         self._unclaimed = {n: seen for n, seen in self._unclaimed.items() if n in numbers}

@@ -1,0 +1,148 @@
+"""Worker records and the reaper: trials that dead workers left RUNNING are failed once and
+queued again; live workers' trials are left alone. Run on the journal storage here, and on
+PostgreSQL in test_postgres.py."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from dse.search.storage import journal_storage
+from dse.search.workers import PREFIX, Reaper, Worker, machine_key, process_alive, process_start
+
+
+def make_study(tmp_path, name="s"):
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna.create_study(study_name=name, storage=journal_storage(tmp_path / "study.journal"),
+                               directions=["maximize"])
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def record(study, key, host, pid, trials, beat=1, started=""):
+    study.set_user_attr(PREFIX + key, {"host": host, "pid": pid, "started": started, "beat": beat,
+                                       "trials": trials, "done": False})
+
+
+def waiting(study):
+    return study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+
+
+def test_dead_local_worker_is_reaped_at_once(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    record(study, "gone", machine_key(), dead_pid(), [trial.number])
+    failed = Reaper(study, grace=3600).reap()
+    assert failed == [trial.number]
+    assert study.trials[trial.number].state == TrialState.FAIL
+    (retry,) = waiting(study)
+    assert retry.system_attrs["fixed_params"] == study.trials[trial.number].params  # asked again as they were
+    assert retry.user_attrs["dse_retry_of"] == trial.number
+
+
+def test_live_local_worker_keeps_its_trials(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        record(study, "alive", machine_key(), sleeper.pid, [trial.number], started=process_start(sleeper.pid))
+        reaper = Reaper(study, grace=0.0)
+        assert reaper.reap() == [] and reaper.reap() == []
+        assert study.trials[trial.number].state == TrialState.RUNNING
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_reused_pid_is_not_the_dead_worker():
+    """A PID is only the worker's if the process also started when the worker did."""
+    assert process_alive(dead_pid(), "") is False
+    import os
+
+    me = os.getpid()
+    assert process_alive(me, process_start(me)) is True
+    assert process_alive(me, "1") is False
+
+
+def test_remote_worker_is_dead_only_after_its_beat_stops_for_the_grace(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    record(study, "far", "another-host|boot|pid:[1]", 12345, [trial.number], beat=7)
+    reaper = Reaper(study, grace=0.3)
+    assert reaper.reap() == []  # first look: a beat seen now
+    time.sleep(0.15)
+    record(study, "far", "another-host|boot|pid:[1]", 12345, [trial.number], beat=8)
+    assert reaper.reap() == []  # it moved: alive
+    time.sleep(0.35)
+    assert reaper.reap() == [trial.number]  # unchanged for longer than the grace: dead
+    assert len(waiting(study)) == 1
+
+
+def test_unclaimed_running_trial_is_reaped_at_once_when_no_live_worker_is_asking(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()  # as if its worker died between asking and claiming it
+    record(study, "gone", machine_key(), dead_pid(), [])
+    study.set_user_attr(PREFIX + "gone", {**study.user_attrs[PREFIX + "gone"], "asking": True})
+    assert Reaper(study, grace=3600).reap() == [trial.number]
+
+
+def test_unclaimed_running_trial_waits_the_grace_while_a_live_worker_is_asking(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()
+    with Worker(study, interval=10) as worker:
+        worker.start_asking()  # it may be this worker's trial, about to be claimed
+        reaper = Reaper(study, grace=0.2)
+        assert reaper.reap() == []
+        time.sleep(0.25)
+        assert reaper.reap() == [trial.number]
+
+
+def test_two_reapers_requeue_a_trial_once(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    record(study, "gone", machine_key(), dead_pid(), [trial.number])
+    other = optuna.load_study(study_name="s", storage=journal_storage(tmp_path / "study.journal"))
+    first, second = Reaper(study, grace=3600).reap(), Reaper(other, grace=3600).reap()
+    assert sorted(first + second) == [trial.number]
+    assert len(waiting(study)) == 1
+
+
+def test_worker_records_held_trials_and_beats(tmp_path):
+    study = make_study(tmp_path)
+    with Worker(study, interval=0.05) as worker:
+        trial = study.ask()
+        worker.hold([trial.number])
+        rec = study.user_attrs[worker.key]
+        assert rec["trials"] == [trial.number] and rec["host"] == machine_key() and not rec["done"]
+        beat = rec["beat"]
+        time.sleep(0.3)
+        assert optuna.load_study(study_name="s", storage=study._storage).user_attrs[worker.key]["beat"] > beat
+        # its own trials are never reaped by itself, nor by others while it beats
+        assert Reaper(study, grace=3600, own=worker.key).reap() == []
+        assert Reaper(study, grace=3600).reap() == []
+    assert study.user_attrs[worker.key]["done"] is True
+
+
+@pytest.mark.parametrize("grace", [0.0])
+def test_finished_worker_trials_are_not_reaped_by_record(tmp_path, grace):
+    """A worker that exited cleanly told all its trials: its record is ignored."""
+    study = make_study(tmp_path)
+    with Worker(study, interval=10) as worker:
+        trial = study.ask()
+        worker.hold([trial.number])
+        study.tell(trial, [1.0])
+        worker.release([trial.number])
+    assert Reaper(study, grace=grace).reap() == []
+    assert study.trials[trial.number].state == TrialState.COMPLETE
