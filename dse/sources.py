@@ -44,18 +44,38 @@ def matching_entries(case: dict[str, Any]) -> list[dict[str, Any]]:
 def apply_software(case: dict[str, Any]) -> dict[str, Any]:
     """A copy of a validation case with its source's software settings merged in.
 
-    Entries apply in file order; settings the case states itself win over all of them.
+    Entries apply in file order. Settings the case states itself win over all of them; a field
+    the case lists in ``inferred`` (not stated by its source, filled by a convention of the case
+    file such as "no recompute" or "an A100 is the 80 GB part") yields to an entry that sets
+    it, since the entry records what that source's own documents say.
     """
     entries = matching_entries(case)
     if not entries:
         return case
+    inferred = case.get("inferred")
+    inferred = {p for p in inferred if isinstance(p, str)} if isinstance(inferred, list) else set()
     out = copy.deepcopy(case)
     for block in BLOCKS:
         merged: dict[str, Any] = {}
         for entry in entries:
             merged = _merge(merged, entry.get(block) or {})
         if merged:
-            out[block] = copy.deepcopy(_merge(merged, case.get(block) or {}))
+            stated = case.get(block) if isinstance(case.get(block), dict) else {}
+            stated = _drop(stated, block, merged, inferred)
+            out[block] = copy.deepcopy(_merge(merged, stated))
+    return out
+
+
+def _drop(stated: dict[str, Any], prefix: str, facts: dict[str, Any], inferred: set[str]) -> dict[str, Any]:
+    """``stated`` without the inferred fields that ``facts`` sets (dotted paths under ``prefix``)."""
+    out = {}
+    for key, value in stated.items():
+        path = f"{prefix}.{key}"
+        if key in facts and path in inferred:
+            continue
+        if isinstance(value, dict) and isinstance(facts.get(key), dict):
+            value = _drop(value, path, facts[key], inferred)
+        out[key] = value
     return out
 
 

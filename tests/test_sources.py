@@ -118,7 +118,7 @@ def test_software_entries_are_well_formed():
     entries = software_table()
     assert entries
     for entry in entries:
-        assert set(entry) <= {"match", "when", "training", "cluster", "why"}, entry
+        assert set(entry) <= {"match", "when", *BLOCKS, "why"}, entry
         assert isinstance(entry["match"], str) and entry["match"]
         assert isinstance(entry["why"], str) and entry["why"].strip()
         assert any(entry.get(block) for block in BLOCKS), entry["match"]

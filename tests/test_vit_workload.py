@@ -1,0 +1,128 @@
+"""ViT training (dse/workloads/vit.py): token and FLOP counts by hand, and the MAD-Max sheet's
+software facts (dse/data/software.yaml) doing what they say."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dse.api import evaluate
+from dse.costmodel.flops import model_flops_per_token, model_params
+from dse.costmodel.inputs import broadcast_columns
+from dse.scenario import scenario_from_dict
+from dse.sources import apply_software
+from dse.workloads.vit import vit_columns
+
+DLRM_VIT = Path(__file__).resolve().parents[2] / "shared" / "validation" / "dlrm_vit.jsonl"
+MADMAX_SOURCE = "samhsia/MADMax artifact_sheets/[B] ViT Validation.xlsx, Sheet1 row 11"
+
+
+def vit_case(name="ViT-L/16", layers=24, hidden=1024, heads=16, ffn=4096, patch=16, gpus=32,
+             microbatch=128, recompute="none", inferred=(), source="a ViT paper"):
+    """A ViT training case like those of dlrm_vit.jsonl (classes unstated: ImageNet-1k)."""
+    return {
+        "id": "vit-test", "source": source, "workload": "train", "precision": "bf16",
+        "model": {"name": name, "family": "vit", "layers": layers, "hidden": hidden, "heads": heads,
+                  "ffn_hidden": ffn, "patch": patch, "image_size": 224},
+        "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": gpus, "gpus_per_node": 8},
+        "parallel": {"tp": 1, "pp": 1, "dp": gpus, "zero": 3, "recompute": recompute,
+                     "microbatch": microbatch, "global_batch": microbatch * gpus},
+        "target": {"metric": "tflops_per_gpu", "value": 50.0},
+        "inferred": list(inferred),
+    }
+
+
+def columns(case):
+    cols, _ = broadcast_columns(vit_columns(scenario_from_dict(case)))
+    return cols
+
+
+# ---------------------------------------------------------------------------- counts by hand
+def test_vit_l16_tokens_patch_embedding_and_head():
+    cols = columns(vit_case())
+    assert cols["seq_len"] == 197  # (224/16)^2 patches + 1 class token
+    assert cols["input_proj_dim"] == 768  # 3 channels x 16 x 16 pixels per patch
+    assert cols["head_fraction"] == pytest.approx(1 / 197)  # the head sees the class token only
+    assert cols["causal"] == 0  # bidirectional attention
+
+
+def test_vit_l16_model_flops_by_hand():
+    h, L, s = 1024, 24, 197
+    # per token and layer: QKV 2*h*3h + output 2*h*h + MLP 2*2*h*4h = 24 h^2, scores and
+    # weighted values 4*s*h; per image the 1000-class head on the class token, 2*h*1000
+    layer = 24 * h * h + 4 * s * h
+    assert layer == 25_972_736
+    fwd_image = s * L * layer + 2 * h * 1000
+    assert fwd_image == 122_801_143_808
+    # the sheet's 0.122 TFLOPs/sample is 2*N*T + 4*T^2*d*L (no head): 122,799,095,808
+    assert fwd_image - 2 * h * 1000 == 2 * (12 * h * h * L) * s + 4 * s * s * h * L
+    per_token = model_flops_per_token(columns(vit_case()))
+    assert float(per_token) == pytest.approx(3 * fwd_image / s, rel=1e-12)
+
+
+def test_vit_10b14_model_flops_match_the_sheet():
+    h, L, s = 5120, 32, 257  # (224/14)^2 + 1 tokens
+    cols = columns(vit_case("ViT-10B/14", L, h, 32, 4 * h, 14))
+    assert cols["seq_len"] == s and cols["input_proj_dim"] == 3 * 14 * 14
+    fwd_image = float(model_flops_per_token(cols)) * s / 3
+    sheet = 2 * (12 * h * h * L) * s + 4 * s * s * h * L  # 5.2174e12; the sheet says 5.218
+    assert sheet == 5_217_379_287_040
+    assert fwd_image == pytest.approx(sheet + 2 * h * 1000, rel=1e-12)
+
+
+def test_vit_l16_parameters_by_hand():
+    h, L = 1024, 24
+    layer = 12 * h * h + 2 * h  # QKV + output + 2-matrix MLP weights, + the norms' 2h
+    patch_embedding, head = 768 * h, 1000 * h
+    total, active = model_params(columns(vit_case()))
+    assert float(total) == float(active) == L * layer + patch_embedding + head == 303_849_472
+
+
+def test_tflops_per_gpu_is_images_per_s_times_3_forward_flops():
+    frame = evaluate([scenario_from_dict(vit_case())])
+    fwd_image = 122_801_143_808
+    expected = frame["samples_per_s"].iat[0] * 3 * fwd_image / 32 / 1e12
+    assert frame["tflops_per_gpu"].iat[0] == pytest.approx(expected, rel=1e-9)
+
+
+# ---------------------------------------------------------------------------- software facts
+def test_madmax_vit_gets_the_40gb_a100_and_full_recompute_in_place_of_conventions():
+    case = vit_case(source=MADMAX_SOURCE, inferred=["cluster.gpu", "parallel.recompute"])
+    out = apply_software(case)
+    assert out["cluster"]["gpu"] == "A100-SXM-40GB"
+    assert out["parallel"]["recompute"] == "full"
+    # the network facts of the older entry still apply; the rest of the case is untouched
+    assert out["cluster"]["scaleout_gbitps"] == 100 and out["cluster"]["num_gpus"] == 32
+    assert out["parallel"]["microbatch"] == 128 and out["model"] == case["model"]
+
+
+def test_fields_the_case_states_win_over_the_madmax_facts():
+    case = vit_case(source=MADMAX_SOURCE, recompute="selective")  # stated: not in `inferred`
+    out = apply_software(case)
+    assert out["cluster"]["gpu"] == "A100-SXM-80GB"
+    assert out["parallel"]["recompute"] == "selective"
+
+
+def test_madmax_facts_change_memory_and_hardware_flops_as_they_should():
+    """ViT-10B/14 on 32 GPUs at 128 images per GPU: about 170 GiB of activations without
+    recompute; with full recompute it fits a 40 GB A100 and runs 4/3 of the model FLOPs."""
+    plain = vit_case("ViT-10B/14", 32, 5120, 32, 20480, 14, source=MADMAX_SOURCE)
+    fixed = apply_software(dict(plain, inferred=["cluster.gpu", "parallel.recompute"]))
+    before, after = evaluate([scenario_from_dict(apply_software(plain)), scenario_from_dict(fixed)]).itertuples()
+    assert not before.feasible and before.memory_activations_bytes > 150 * 2**30
+    assert after.feasible and after.memory_per_gpu_bytes < 40e9
+    assert after.hardware_tflops_per_gpu == pytest.approx(after.tflops_per_gpu * 4 / 3, rel=1e-3)
+    assert after.iteration_time_s > before.iteration_time_s  # the recomputed forward costs time
+
+
+def test_every_madmax_vit_case_fits_once_the_facts_apply():
+    if not DLRM_VIT.exists():
+        pytest.skip(f"{DLRM_VIT} not found: the shared/ folder beside the repo holds the cases")
+    cases = [json.loads(line) for line in DLRM_VIT.read_text(encoding="utf-8").splitlines()
+             if '"family":"vit"' in line.replace(" ", "")]
+    madmax = [c for c in cases if "MADMax" in c["source"]]
+    assert len(madmax) == 9
+    frame = evaluate([scenario_from_dict(apply_software(c)) for c in madmax])
+    assert set(frame["gpu"]) == {"A100-SXM-40GB"}
+    assert np.all(frame["feasible"].to_numpy(dtype=bool))
