@@ -119,18 +119,18 @@ def open_study(ctx: SearchContext, mode: str):
         already = ctx.storage.get_n_trials(study_id)
     except KeyError:
         already = 0
-    seed = ctx.seed + already
-    if ctx.shared:
-        from .workers import machine_key
-
-        seed = int.from_bytes(hashlib.sha256(f"{seed}|{machine_key()}|{os.getpid()}".encode()).digest()[:4], "little")
     study = optuna.create_study(
         study_name=ctx.study_name,
         storage=ctx.storage,
         directions=directions,
-        sampler=make_sampler(ctx.sampler, seed),
+        sampler=make_sampler(ctx.sampler, ctx.seed + already),
         load_if_exists=True,
     )
+    if ctx.shared or _others_running(study):
+        from .workers import machine_key
+
+        salted = f"{ctx.seed + already}|{machine_key()}|{os.getpid()}"
+        study.sampler = make_sampler(ctx.sampler, int.from_bytes(hashlib.sha256(salted.encode()).digest()[:4], "little"))
     stored = [d.name.lower() for d in study.directions]
     if stored != directions:
         raise ValueError(
@@ -148,6 +148,20 @@ def open_study(ctx: SearchContext, mode: str):
             "every worker of a study must run the same space file and --mode; use another --study-name"
         )
     return study
+
+
+def _others_running(study) -> bool:
+    """Whether another live worker is already on this study (then this one must not propose
+    what that one does)."""
+    from .workers import PREFIX, machine_key, process_alive
+
+    here = machine_key()
+    for key, record in study.user_attrs.items():
+        if not key.startswith(PREFIX) or not isinstance(record, dict) or record.get("done"):
+            continue
+        if record.get("host") != here or process_alive(int(record.get("pid", 0)), str(record.get("started", ""))):
+            return True
+    return False
 
 
 def start_study(ctx: SearchContext, mode: str):
