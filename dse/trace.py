@@ -388,10 +388,10 @@ def dlrm_breakdown(row: dict[str, float]) -> dict[str, Any]:
     model's overlap, milliseconds."""
     g = {k[len("detail_"):]: float(v) * 1e3 for k, v in row.items() if k.startswith("detail_")}
     compute = [("embedding lookup / update", "embedding", g["emb_f"] + g["emb_b"]),
-               ("MLPs", "gemm", g["bot_f"] + g["top_f"] + g["top_b"] + g["bot_b"]),
+               ("MLP GEMMs", "gemm", g["bot_f"] + g["top_f"] + g["top_b"] + g["bot_b"]),
                ("interaction", "interaction", g["inter_f"] + g["inter_b"]),
                ("loss, optimizer", "optimizer", g["loss"] + g["opt"]),
-               ("launch overhead", "overhead", g["overhead"]),
+               ("overhead", "overhead", g["overhead"]),
                ("tp", "tp", g["tp_f"] + g["tp_b"]), ("ep", "ep", g["moe_f"] + g["moe_b"])]
     full = [("a2a", "a2a", g["a2a_f"] + g["a2a_b"]), ("dp", "dp", g["dp_b"]),
             ("emb_ar", "emb_ar", g["emb_ar_b"]), ("fsdp", "fsdp", g["fsdp_f"] + g["fsdp_b"])]
