@@ -121,8 +121,9 @@ def evaluate(
         ..., metavar="SCENARIO", help="Scenario file (YAML or JSON), or FILE.jsonl:ID for one validation case."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
-    trace: Path | None = typer.Option(None, "--trace", help="Write the two-stream schedule of one iteration as a "
-                                      "Chrome/Perfetto trace (JSON; open it in ui.perfetto.dev)."),
+    trace: Path | None = typer.Option(None, "--trace", help="Write the two-stream schedule as a Chrome/Perfetto "
+                                      "trace (JSON; open it in ui.perfetto.dev): one training iteration or DLRM "
+                                      "step, or a serving request's prefill and first decode steps."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the time breakdown and the stream timeline "
                                      "(PNG and PDF) into this folder."),
 ) -> None:
@@ -144,9 +145,6 @@ def evaluate(
     rec = evaluation_record(row, source=label)
     rec["name"] = rec["name"] or Path(label.split(":")[0]).stem
     written: list[Path] = []
-    if (trace is not None or plot is not None) and spec.kind != "llm_train":
-        _fail(f"{label}: --trace and --plot lay out LLM training iterations; this scenario is "
-              f"{spec.kind}, whose schedule is not drawn yet")
     try:
         if trace is not None or plot is not None:
             from .trace import chrome_trace, scenario_trace
@@ -159,8 +157,8 @@ def evaluate(
             if plot is not None:
                 from .trace_plot import plot_breakdown, plot_timeline
 
-                written += plot_breakdown(row.to_dict(), plot) + plot_timeline(events, meta, plot)
-    except OSError as err:
+                written += plot_breakdown(meta["breakdown"], plot, meta=meta) + plot_timeline(events, meta, plot)
+    except (InputError, OSError) as err:
         _bad_input(err, str(trace or plot))
     if as_json:
         if written:

@@ -35,6 +35,37 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes" for k in ("weights", "grads", "optimizer"
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
                 "prefill_time_s", "decode_step_s", "input_len", "output_len")
 SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes"}
+#: Serving: the parts of one decode step (ITL) and of one chunk iteration, evaluate columns
+#: (they add up to ``iteration_time_s``; the serving model overlaps no collective).
+SERVING_TIME_PARTS = {"GEMMs": "time_gemm_s", "attention": "time_attention_s",
+                      "elementwise, LM head, engine overhead": "time_other_s",
+                      "tp all-reduce": "exposed_tp_s", "expert all-to-all": "exposed_ep_s",
+                      "pipeline send": "exposed_pp_s"}
+#: DLRM rows (kinds dlrm_train, dlrm_inference): headline metrics, the parts of one step
+#: (they add up to ``iteration_time_s``) with the hidden part of each collective, and memory.
+DLRM_KINDS = ("dlrm_train", "dlrm_inference")
+DLRM_KEYS = ("samples_per_s_per_gpu", "dense_params", "embedding_params", "energy_per_sample_j",
+             "cost_per_msample_usd", "emb_lookups_per_gpu", "emb_a2a_bytes_per_gpu", "emb_table_bytes_per_gpu",
+             "flops_per_sample")
+DLRM_TIME_PARTS = {
+    "embedding lookup + update": ("time_embedding_s", None),
+    "MLPs": ("time_mlp_s", None),
+    "interaction": ("time_interaction_s", None),
+    "loss + dense optimizer": ("time_loss_optimizer_s", None),
+    "tp all-reduces (blocking)": ("time_tp_s", None),
+    "MoE all-to-alls (blocking)": ("time_moe_a2a_s", None),
+    "embedding all-to-all, exposed": ("exposed_a2a_s", "overlapped_a2a_s"),
+    "dense gradient all-reduce, exposed": ("exposed_dense_allreduce_s", "overlapped_dense_allreduce_s"),
+    "embedding gradient all-reduce, exposed": ("exposed_emb_allreduce_s", "overlapped_emb_allreduce_s"),
+    "overlap slowdown": ("time_overlap_slowdown_s", None),
+    "kernel launches + step overhead": ("time_overhead_s", None),
+}
+DLRM_MEMORY_PARTS = {
+    "embedding tables": "memory_embeddings_bytes", "embedding optimizer state": "memory_emb_optimizer_bytes",
+    "dense weights": "memory_dense_weights_bytes", "dense gradients": "memory_grads_bytes",
+    "dense optimizer state": "memory_dense_optimizer_bytes", "activations": "memory_activations_bytes",
+    "all-to-all buffers, indices": "memory_buffers_bytes", "reserved": "memory_reserved_bytes",
+}
 #: Sources whose cases were all skipped are folded into one summary row beyond this many.
 MAX_SKIPPED_SOURCE_ROWS = 3
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
@@ -77,10 +108,24 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
                    **{k: _num(row[c]) for k, c in OVERLAPPED_PARTS.items() if c in row}},
         "memory_bytes": {k: _num(row[c]) for k, c in MEMORY_PARTS.items()},
     }
+    kind = row.get("kind")
+    rec["kind"] = None if kind is None else str(kind)
     if _num(row.get("itl_ms")) is not None:  # an LLM serving row
         rec["serving"] = {k: _num(row[k]) for k in SERVING_KEYS if k in row}
+        rec["serving"]["decode_step_parts_s"] = {k: _num(row[c]) for k, c in SERVING_TIME_PARTS.items() if c in row}
         rec["breakdown"]["memory_bytes"].update(
             {k: _num(row[c]) for k, c in SERVING_MEMORY_PARTS.items() if c in row})
+    if kind in DLRM_KINDS:
+        rec["dlrm"] = {
+            "workload": "inference" if kind == "dlrm_inference" else "training",
+            "emb_sharding": str(row["emb_sharding"]),
+            "emb_sharding_stated": bool(row.get("emb_sharding_stated", False)),
+            "samples_per_gpu": _int(row["microbatch"]),
+            **{k: _num(row[k]) for k in DLRM_KEYS if k in row},
+            "time_s": {k: _num(row[c]) for k, (c, _) in DLRM_TIME_PARTS.items() if c in row},
+            "hidden_s": {k: _num(row[h]) for k, (_, h) in DLRM_TIME_PARTS.items() if h is not None and h in row},
+            "memory_bytes": {k: _num(row[c]) for k, c in DLRM_MEMORY_PARTS.items() if c in row},
+        }
     return rec
 
 
@@ -101,9 +146,14 @@ def short(text: str, width: int = 40) -> str:
 
 
 def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
-    """Print one evaluation (from :func:`evaluation_record`) as rich tables."""
+    """Print one evaluation (from :func:`evaluation_record`) as rich tables: throughput,
+    memory per GPU and where the time goes, in the terms of the kind of run (training
+    iterations, serving TTFT/ITL, DLRM samples and embedding traffic)."""
     from rich.table import Table
     from rich.text import Text
+
+    if rec.get("dlrm"):
+        return _render_dlrm(console, rec)
 
     p = rec["parallel"]
     title = f"{rec['model']} on {rec['num_gpus']}x {rec['gpu']}, {rec['precision']}"
@@ -137,14 +187,19 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
         perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
         perf.add_row("batch (largest that fits)", f"{fmt(serving.get('batch'))} ({fmt(serving.get('batch_max'))})")
-    perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
-    perf.add_row("tokens/s (total)", fmt(rec["tokens_per_s"]))
-    perf.add_row("tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
-    perf.add_row("samples/s", fmt(rec["samples_per_s"]))
-    perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
-    perf.add_row("hardware TFLOP/s per GPU", fmt(rec["hardware_tflops_per_gpu"]))
-    perf.add_row("MFU", pct(rec["mfu"]))
-    perf.add_row("HFU", pct(rec["hfu"]))
+        perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
+        perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
+        perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
+        perf.add_row("MFU", pct(rec["mfu"]))
+    else:
+        perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
+        perf.add_row("tokens/s (total)", fmt(rec["tokens_per_s"]))
+        perf.add_row("tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
+        perf.add_row("samples/s", fmt(rec["samples_per_s"]))
+        perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
+        perf.add_row("hardware TFLOP/s per GPU", fmt(rec["hardware_tflops_per_gpu"]))
+        perf.add_row("MFU", pct(rec["mfu"]))
+        perf.add_row("HFU", pct(rec["hfu"]))
     perf.add_row("parameters (total / active)",
                  f"{fmt(rec['params_total'] / 1e9)} B / {fmt(rec['params_active'] / 1e9)} B")
     perf.add_row("energy per token", f"{fmt(rec['energy_per_token_j'])} J")
@@ -159,6 +214,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     mem.add_column("GiB", justify="right")
     mem.add_column("% of HBM", justify="right")
     for key, value in rec["breakdown"]["memory_bytes"].items():
+        if serving and not value and key in ("grads", "optimizer", "buffers"):
+            continue  # serving keeps no gradients or optimizer state
         mem.add_row(key, f"{value / GIB:.2f}", f"{100 * value / hbm:.1f}")
     total = rec["memory_per_gpu_bytes"]
     style = "bold" if total <= hbm else "bold red"
@@ -169,6 +226,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     console.print()
 
     it = rec["iteration_time_s"]
+    if serving and serving.get("decode_step_parts_s"):
+        _time_table(console, "Time per decode step (ITL; the serving model overlaps no collective)",
+                    "ms", 1e3, {k: (v, None) for k, v in serving["decode_step_parts_s"].items()},
+                    "decode step", it)
+        return
     times = rec["breakdown"]["time_s"]
     tt = Table(title="Time per iteration", title_justify="left", box=None, padding=(0, 2))
     tt.add_column("part", style="cyan")
@@ -182,6 +244,102 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     tt.add_row(Text("iteration", style="bold"), Text(f"{it:.4g}", style="bold"), "100.0", "")
     console.print(tt)
     console.print(Text(f"exposed communication: {rec['exposed_comm_s']:.4g} s; hidden communication "
+                       "runs under compute and costs only the overlap slowdown.", style="dim"))
+
+
+def _time_table(console: Any, title: str, unit: str, factor: float, parts: dict[str, tuple[Any, Any]],
+                total_label: str, total: float) -> None:
+    """A table of time parts (name -> (seconds, hidden seconds or None)) that add up to
+    ``total`` seconds, shown in ``unit`` (``factor`` per second); parts that are zero are left
+    out (the JSON record has them all)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    hidden_any = any(h for _, h in parts.values())
+    tt = Table(title=title, title_justify="left", box=None, padding=(0, 2))
+    tt.add_column("part", style="cyan")
+    tt.add_column(unit, justify="right")
+    tt.add_column(f"% of {total_label}", justify="right")
+    if hidden_any:
+        tt.add_column(f"hidden comm, {unit}", justify="right")
+    for name, (value, hidden) in parts.items():
+        if not value and not hidden:
+            continue
+        cells = [name, f"{(value or 0.0) * factor:.4g}", f"{100 * (value or 0.0) / total:.1f}"]
+        if hidden_any:
+            cells.append("-" if hidden is None else f"{hidden * factor:.4g}")
+        tt.add_row(*cells)
+    tt.add_row(Text(total_label, style="bold"), Text(f"{total * factor:.4g}", style="bold"), "100.0",
+               *([""] if hidden_any else []))
+    console.print(tt)
+
+
+def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
+    """A DLRM evaluation: samples, embedding memory and traffic, and the parts of one step
+    with the exposed and hidden embedding all-to-all and gradient all-reduces."""
+    from rich.table import Table
+    from rich.text import Text
+
+    d, p = rec["dlrm"], rec["parallel"]
+    training = d["workload"] == "training"
+    title = f"{rec['model']} {d['workload']} on {rec['num_gpus']}x {rec['gpu']}, {rec['precision']}"
+    if rec.get("name"):
+        title = f"{rec['name']}: {title}"
+    console.print(Text(title, style="bold"))
+    chosen = "stated" if d["emb_sharding_stated"] else "the fastest feasible, chosen by dse"
+    console.print(Text(f"plan: {d['samples_per_gpu']} samples per GPU · global batch {p['global_batch']} · "
+                       f"embeddings '{d['emb_sharding']}' ({chosen}) · dense layers: tp {p['tp']} · "
+                       f"dp {p['dp']} · zero {p['zero']} · ep {p['ep']}"))
+    if rec["feasible"]:
+        console.print(Text("feasible", style="bold green"))
+    else:
+        console.print(Text(f"INFEASIBLE: {rec['infeasible_reason']}", style="bold red"))
+    console.print()
+
+    it = rec["iteration_time_s"]
+    pct = lambda x: "-" if x is None else f"{100 * x:.1f} %"  # noqa: E731
+    perf = Table(title="Throughput", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    perf.add_column(style="cyan")
+    perf.add_column(justify="right")
+    perf.add_row("step time", f"{fmt(it * 1e3)} ms")
+    perf.add_row("samples/s", fmt(rec["samples_per_s"]))
+    perf.add_row("samples/s per GPU", fmt(d.get("samples_per_s_per_gpu")))
+    perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
+    perf.add_row("MFU", pct(rec["mfu"]))
+    perf.add_row("parameters (dense / embedding)",
+                 f"{fmt((d.get('dense_params') or 0.0) / 1e6)} M / {fmt((d.get('embedding_params') or 0.0) / 1e9)} B")
+    lookups, a2a = d.get("emb_lookups_per_gpu"), d.get("emb_a2a_bytes_per_gpu")
+    perf.add_row("embedding lookups per GPU per step", fmt(lookups))
+    perf.add_row("all-to-all per GPU per step" + (" (each way)" if training else ""),
+                 f"{fmt((a2a or 0.0) / 2**20)} MiB")
+    exposed = d["time_s"].get("embedding all-to-all, exposed") or 0.0
+    hidden = d["hidden_s"].get("embedding all-to-all, exposed") or 0.0
+    perf.add_row("all-to-all exposed / hidden", f"{fmt(exposed * 1e3)} ms / {fmt(hidden * 1e3)} ms")
+    perf.add_row("energy per sample", f"{fmt((d.get('energy_per_sample_j') or 0.0) * 1e3)} mJ")
+    if d.get("cost_per_msample_usd"):
+        perf.add_row("cost per million samples", f"{d['cost_per_msample_usd']:.4f} USD")
+    console.print(perf)
+    console.print()
+
+    hbm = rec["hbm_bytes"] or math.nan
+    mem = Table(title="Memory per GPU", title_justify="left", box=None, padding=(0, 2))
+    mem.add_column("part", style="cyan")
+    mem.add_column("GiB", justify="right")
+    mem.add_column("% of HBM", justify="right")
+    for key, value in d["memory_bytes"].items():
+        if value or key in ("embedding tables", "dense weights"):
+            mem.add_row(key, f"{(value or 0.0) / GIB:.2f}", f"{100 * (value or 0.0) / hbm:.1f}")
+    total = rec["memory_per_gpu_bytes"]
+    style = "bold" if total <= hbm else "bold red"
+    mem.add_row(Text("total", style=style), Text(f"{total / GIB:.2f}", style=style),
+                Text(f"{100 * total / hbm:.1f}", style=style))
+    mem.add_row("HBM capacity", f"{hbm / GIB:.2f}", "100.0")
+    console.print(mem)
+    console.print()
+
+    parts = {k: (v, d["hidden_s"].get(k)) for k, v in d["time_s"].items()}
+    _time_table(console, "Time per step", "ms", 1e3, parts, "step", it)
+    console.print(Text(f"exposed communication: {fmt(rec['exposed_comm_s'] * 1e3)} ms; hidden communication "
                        "runs under compute and costs only the overlap slowdown.", style="dim"))
 
 

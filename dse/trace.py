@@ -1,13 +1,35 @@
-"""The two-stream schedule of one training iteration, as a Chrome/Perfetto trace.
+"""The two-stream schedule of one configuration, as a Chrome/Perfetto trace.
 
-The cost model scores configurations in closed form; this lays the same numbers out in time for
-one configuration, as seen by the bottleneck pipeline stage (the last one, which also runs the
-LM head): a compute stream and a communication stream, every layer of the first microbatches
-op by op (GEMMs, attention, elementwise work, exposed collectives on the compute stream;
-prefetched FSDP gathers, the context-parallel K/V ring and overlapped collectives on the
-communication stream), later microbatches as one block per pass, the pipeline bubble, the
-data-parallel gradient reduction and the optimizer step. The events add up to the model's
-iteration time exactly. Open the file in ui.perfetto.dev or chrome://tracing.
+The cost models score configurations in closed form; this lays the same numbers out in time for
+one configuration, on a compute stream and a communication stream, from the cost model's own
+terms (the ``*_detail`` functions of :mod:`dse.costmodel`), never recomputed here:
+
+* LLM and ViT training (:func:`schedule`): one iteration as seen by the bottleneck pipeline
+  stage (the last one, which also runs the LM / classifier head): every layer of the first
+  microbatches op by op (GEMMs, attention, elementwise work, exposed collectives on the compute
+  stream; prefetched FSDP gathers, the context-parallel K/V ring and overlapped collectives on
+  the communication stream), later microbatches as one block per pass, the pipeline bubble, the
+  data-parallel gradient reduction and the optimizer step. The events add up to the model's
+  iteration time exactly.
+* LLM inference (:func:`inference_schedule`): one request on one GPU of a loaded engine: the
+  prefill (the iterations that carry its prompt chunks, with the other sequences' decode
+  tokens; they add up to TTFT), then a few decode steps of ITL each (the mean engine
+  iteration). Per layer the GEMMs, prompt attention, KV-cache reads, elementwise work and the
+  tensor-parallel all-reduces / expert all-to-alls, per stage the LM head, engine overhead and
+  pipeline send. The serving model serialises its collectives with compute, so they are on the
+  compute stream.
+* DLRM training and inference (:func:`dlrm_schedule`): one step on the critical GPU: forward
+  (embedding lookup, bottom MLP while the pooled embeddings' all-to-all runs on the
+  communication stream, interaction, top MLP, loss), backward (top MLP, interaction, bottom
+  MLP while the gradient all-to-all runs, sparse embedding update, dense optimizer, the
+  gradient all-reduces under the backward), the overlap slowdown and the kernel-launch
+  overhead.
+
+In the inference and DLRM traces the compute stream is the critical path: compute, blocking
+collectives, and the part of each overlapped collective the compute has to wait for (named
+"... (exposed)"); the communication stream shows each overlapped collective for its whole
+time. The compute stream ends exactly at the model's time. Open the file in ui.perfetto.dev
+or chrome://tracing.
 """
 
 from __future__ import annotations
@@ -19,6 +41,10 @@ from typing import Any
 COMPUTE, COMM = 0, 1
 #: Microbatches laid out op by op; the rest are one block per pass (keeps the file small).
 DETAILED_MICROBATCHES = 2
+#: Decode steps of an inference trace (the first op by op, the others one block per microbatch).
+DECODE_STEPS = 3
+#: Prefill iterations drawn one by one; beyond this many, the rest are one block.
+PREFILL_ITERATIONS = 3
 
 
 @dataclass(frozen=True)
@@ -34,6 +60,7 @@ class Event:
     microbatch: int | None = None
     layer: int | None = None
     phase: str | None = None
+    step: int | None = None
 
     @property
     def end(self) -> float:
@@ -68,7 +95,7 @@ def schedule(row: dict[str, float]) -> list[Event]:
         if detailed:
             t = _forward(g, L, mb, t, add)
         else:
-            span = L * g["detail_layer_f_time"] + g["detail_head_f"] + g["detail_fsdp_first"]
+            span = L * g["detail_layer_f_time"] + g["detail_head_f"] + g["detail_fsdp_first"] + g.get("detail_in_f", 0.0)
             add(f"forward, microbatch {mb}", "forward", COMPUTE, t, span, microbatch=mb, phase="forward")
             t += span
         # ---- backward
@@ -77,7 +104,7 @@ def schedule(row: dict[str, float]) -> list[Event]:
             t = _backward(g, L, mb, t, add)
         else:
             span = (L * (g["detail_layer_b_time"] + g["detail_slowdown_per_layer"]) + g["detail_head_b"]
-                    + g["detail_fsdp_first"])
+                    + g["detail_fsdp_first"] + g.get("detail_in_b", 0.0))
             add(f"backward, microbatch {mb}", "backward", COMPUTE, t, span, microbatch=mb, phase="backward")
             t += span
         if pp_exposed > 0:
@@ -100,6 +127,8 @@ def schedule(row: dict[str, float]) -> list[Event]:
 
 
 def _forward(g, L, mb, t, add) -> float:
+    add("patch embedding", "gemm", COMPUTE, t, g.get("detail_in_f", 0.0), microbatch=mb, phase="forward")
+    t += g.get("detail_in_f", 0.0)
     if g["detail_fsdp_first"] > 0:
         add("fsdp gather (first layer)", "fsdp", COMM, t, g["detail_fsdp_first"], microbatch=mb, phase="forward")
         t += g["detail_fsdp_first"]
@@ -150,19 +179,21 @@ def _backward(g, L, mb, t, add) -> float:
         t = start + g["detail_layer_b_time"]
         add("overlap slowdown", "slowdown", COMPUTE, t, g["detail_slowdown_per_layer"], **where)
         t += g["detail_slowdown_per_layer"]
-    return t
+    add("patch embedding backward", "gemm", COMPUTE, t, g.get("detail_in_b", 0.0), microbatch=mb, phase="backward")
+    return t + g.get("detail_in_b", 0.0)
 
 
 def chrome_trace(events: list[Event], meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """The events in the Chrome trace-event format (microseconds), with stream names."""
     out: list[dict[str, Any]] = [
-        {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "bottleneck pipeline stage"}},
+        {"name": "process_name", "ph": "M", "pid": 0,
+         "args": {"name": (meta or {}).get("process", "bottleneck pipeline stage")}},
         {"name": "thread_name", "ph": "M", "pid": 0, "tid": COMPUTE, "args": {"name": "compute stream"}},
         {"name": "thread_name", "ph": "M", "pid": 0, "tid": COMM, "args": {"name": "communication stream"}},
     ]
     for e in events:
         args = {"kind": e.kind, "duration_ms": round(e.duration * 1e3, 6)}
-        for key in ("microbatch", "layer", "phase"):
+        for key in ("microbatch", "layer", "phase", "step"):
             value = getattr(e, key)
             if value is not None:
                 args[key] = value
@@ -171,21 +202,312 @@ def chrome_trace(events: list[Event], meta: dict[str, Any] | None = None) -> dic
     return {"traceEvents": out, "displayTimeUnit": "ms", "otherData": meta or {}}
 
 
+# ------------------------------------------------------------------------------ LLM inference
+#: Inference op -> (event name, kind), in the order of one layer (the tp all-reduces follow the
+#: attention output projection and the FFN, the expert all-to-alls surround the FFN).
+INFERENCE_OPS = {
+    "qkv": ("QKV projection", "gemm"), "attn_pre": ("prompt attention (prefill)", "attention"),
+    "attn_dec": ("decode attention (KV-cache reads)", "kv_read"), "out": ("output projection", "gemm"),
+    "ffn": ("FFN / experts", "gemm"), "elem": ("norms, residuals, KV writes", "elementwise"),
+    "tp": ("tp all-reduce", "tp"), "ep": ("expert all-to-all", "ep"),
+}
+
+
+def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) -> list[Event]:
+    """One request of a loaded serving engine on one GPU: its prefill iterations (TTFT), then
+    ``decode_steps`` decode steps of ITL each.
+
+    ``row`` holds the outputs of :func:`dse.costmodel.inference.evaluate_inference_detail`.
+    An iteration of a ``pp``-stage pipeline is ``pp`` microbatch slots of one stage's time;
+    the first slot of the first prefill iteration and of the first decode step is op by op.
+    """
+    g = {k: float(v) for k, v in row.items() if isinstance(v, (int, float))}
+    events: list[Event] = []
+    L = max(int(round(g["detail_layers_per_stage"])), 1)
+    p = max(int(round(g["pp"])), 1)
+    chunks = max(int(round(g["detail_prefill_chunks"])), 1)
+
+    def add(name, kind, start, duration, **where):
+        if duration > 0:
+            events.append(Event(name, kind, COMPUTE, start, duration, **where))
+
+    def stage(prefix, t, detailed, phase, step):
+        parts = {op: g[f"detail_{prefix}_{op}"] for op in
+                 ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp")}
+        total = sum(parts.values())
+        for mb in range(p):
+            where = dict(microbatch=mb, phase=phase, step=step)
+            if not (detailed and mb == 0):
+                add(f"{phase} step {step}, microbatch {mb} (block)", phase, t, total, **where)
+                t += total
+                continue
+            for layer in range(L):
+                order = [("qkv", 1), ("attn_pre", 1), ("attn_dec", 1), ("out", 1), ("tp", 2), ("ep", 2),
+                         ("ffn", 1), ("ep", 2), ("tp", 2), ("elem", 1)]
+                for op, split in order:
+                    name, kind = INFERENCE_OPS[op]
+                    duration = parts[op] / L / split
+                    add(name, kind, t, duration, layer=layer, **where)
+                    t += max(duration, 0.0)
+            add("LM head + logits", "head", t, parts["head"], **where)
+            t += parts["head"]
+            add("engine overhead (scheduling, sampling)", "overhead", t, parts["overhead"], **where)
+            t += parts["overhead"]
+            add("pipeline send", "pp", t, parts["pp"], **where)
+            t += parts["pp"]
+        return t
+
+    t = 0.0
+    prefill_iteration = p * sum(g[f"detail_prefill_{op}"] for op in
+                                ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp"))
+    drawn = chunks if chunks <= PREFILL_ITERATIONS + 1 else PREFILL_ITERATIONS
+    for step in range(drawn):
+        t = stage("prefill", t, step == 0, "prefill", step)
+    if drawn < chunks:
+        rest = chunks - drawn
+        add(f"prefill iterations {drawn}..{chunks - 1} ({rest} chunk iterations)", "prefill", t,
+            rest * prefill_iteration, phase="prefill", step=drawn)
+        t += rest * prefill_iteration
+    for step in range(decode_steps):
+        t = stage("decode", t, step == 0, "decode", step)
+    return events
+
+
+# ------------------------------------------------------------------------------ DLRM
+def _comm_stream(items, phase_start, phase_end, phase, add) -> None:
+    """Overlapped collectives (name, kind, duration, earliest start) on the communication
+    stream, one after the other from their earliest start, moved earlier where needed to end
+    within the phase (the model's phase time is at least their sum)."""
+    items = [it for it in items if it[2] > 0]
+    starts, end = [], phase_start
+    for _, _, duration, earliest in items:
+        start = max(earliest, end)
+        starts.append(start)
+        end = start + duration
+    limit = phase_end
+    for i in reversed(range(len(items))):
+        starts[i] = max(min(starts[i], limit - items[i][2]), phase_start)
+        limit = starts[i]
+    for (name, kind, duration, _), start in zip(items, starts):
+        add(name, kind, COMM, start, duration, phase=phase)
+
+
+def dlrm_schedule(row: dict[str, float], interaction: str = "interaction") -> list[Event]:
+    """One DLRM step (training: forward and backward; inference: forward) on the critical GPU.
+
+    ``row`` holds the outputs of :func:`dse.costmodel.dlrm.evaluate_dlrm_detail`; the compute
+    stream adds up to ``iteration_time_s``."""
+    g = {k[len("detail_"):]: float(v) for k, v in row.items()
+         if k.startswith("detail_") and isinstance(v, (int, float))}
+    events: list[Event] = []
+
+    def add(name, kind, stream, start, duration, phase=None):
+        if duration > 0:
+            events.append(Event(name, kind, stream, start, duration, phase=phase))
+
+    def run(ops, t, phase):
+        for name, kind, duration in ops:
+            add(name, kind, COMPUTE, t, duration, phase)
+            t += max(duration, 0.0)
+        return t
+
+    # ---- forward: the pooled embeddings' all-to-all under the bottom MLP
+    t0 = 0.0
+    t = run([("embedding lookup (gather + pool)", "embedding", g["emb_f"]),
+             ("bottom MLP", "gemm", g["bot_f"]),
+             ("embedding all-to-all (exposed)", "a2a", g["a2a_f_exposed"]),
+             ("fsdp weight gather (exposed)", "fsdp", g["fsdp_f_exposed"]),
+             (interaction, "interaction", g["inter_f"]),
+             ("top MLP", "gemm", g["top_f"]),
+             ("tp all-reduces", "tp", g["tp_f"]),
+             ("expert all-to-alls (MoE)", "ep", g["moe_f"]),
+             ("loss", "elementwise", g["loss"])], t0, "forward")
+    _comm_stream([("fsdp weight gather", "fsdp", g["fsdp_f"], t0),
+                  ("pooled-embedding all-to-all", "a2a", g["a2a_f"], t0 + g["emb_f"])], t0, t, "forward", add)
+    # ---- backward: gradients of the pooled embeddings all-to-all'd back under the bottom MLP's
+    # backward; the gradient all-reduces under the whole backward
+    t1 = t
+    t = run([("top MLP backward", "gemm", g["top_b"]),
+             (f"{interaction} backward", "interaction", g["inter_b"]),
+             ("bottom MLP backward", "gemm", g["bot_b"]),
+             ("embedding gradient all-to-all (exposed)", "a2a", g["a2a_b_exposed"]),
+             ("sparse embedding update", "embedding", g["emb_b"]),
+             ("dp gradient all-reduce (exposed)", "dp", g["dp_b_exposed"]),
+             ("embedding gradient all-reduce (exposed)", "emb_ar", g["emb_ar_b_exposed"]),
+             ("fsdp gather + reduce-scatter (exposed)", "fsdp", g["fsdp_b_exposed"]),
+             ("tp all-reduces backward", "tp", g["tp_b"]),
+             ("expert all-to-alls backward (MoE)", "ep", g["moe_b"]),
+             ("dense optimizer step", "optimizer", g["opt"])], t1, "backward")
+    after_inter = t1 + g["top_b"] + g["inter_b"]
+    _comm_stream([("fsdp gather + reduce-scatter", "fsdp", g["fsdp_b"], t1),
+                  ("embedding gradient all-to-all", "a2a", g["a2a_b"], after_inter),
+                  ("dp gradient all-reduce", "dp", g["dp_b"], after_inter),
+                  ("embedding gradient all-reduce", "emb_ar", g["emb_ar_b"], after_inter)], t1, t, "backward", add)
+    t = run([("overlap slowdown", "slowdown", g["slowdown"]),
+             ("kernel launches + step overhead", "overhead", g["overhead"])], t, "step")
+    return events
+
+
+# ------------------------------------------------------------------------------ breakdowns
+def _bar(label, parts):
+    return {"label": label, "parts": [[name, kind, float(v)] for name, kind, v in parts if v > 0],
+            "total_s": float(sum(v for _, _, v in parts if v > 0))}
+
+
+def training_breakdown(row: dict[str, float]) -> dict[str, Any]:
+    """MAD-Max's bars of a training iteration: every collective serialized after compute,
+    against the model's overlap (exposed communication only)."""
+    kinds = ["tp", "ep", "cp", "fsdp", "pp", "dp"]
+    compute = row["time_compute_s"] + row["time_overlap_slowdown_s"]
+    head = [("compute", "gemm", compute), ("bubble", "bubble", row["time_bubble_s"])]
+    serialized = [(k, k, row[f"exposed_{k}_s"] + row.get(f"overlapped_{k}_s", 0.0)) for k in kinds]
+    exposed = [(k, k, row[f"exposed_{k}_s"]) for k in kinds]
+    return {"xlabel": "time per iteration (s)", "unit": "s",
+            "bars": [_bar("serialized", head + serialized), _bar("overlapped\n(model)", head + exposed)]}
+
+
+def inference_breakdown(row: dict[str, float]) -> dict[str, Any]:
+    """Where TTFT and ITL go (the serving model overlaps nothing), milliseconds."""
+    p = row["pp"]
+    bars = []
+    for label, prefix, times in (("prefill\n(TTFT)", "prefill", p * row["detail_prefill_chunks"]),
+                                 ("decode step\n(ITL)", "decode", p)):
+        d = {op: times * row[f"detail_{prefix}_{op}"] * 1e3 for op in
+             ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp")}
+        bars.append(_bar(label, [("GEMMs", "gemm", d["qkv"] + d["out"] + d["ffn"]),
+                                 ("prompt attention", "attention", d["attn_pre"]),
+                                 ("KV-cache reads", "kv_read", d["attn_dec"]),
+                                 ("elementwise", "elementwise", d["elem"]), ("LM head", "head", d["head"]),
+                                 ("engine overhead", "overhead", d["overhead"]), ("tp", "tp", d["tp"]),
+                                 ("ep", "ep", d["ep"]), ("pp", "pp", d["pp"])]))
+    return {"xlabel": "time (ms)", "unit": "ms", "bars": bars}
+
+
+def dlrm_breakdown(row: dict[str, float]) -> dict[str, Any]:
+    """MAD-Max's bars of a DLRM step: every collective serialized after compute, against the
+    model's overlap, milliseconds."""
+    g = {k[len("detail_"):]: float(v) * 1e3 for k, v in row.items() if k.startswith("detail_")}
+    compute = [("embedding lookup / update", "embedding", g["emb_f"] + g["emb_b"]),
+               ("MLP GEMMs", "gemm", g["bot_f"] + g["top_f"] + g["top_b"] + g["bot_b"]),
+               ("interaction", "interaction", g["inter_f"] + g["inter_b"]),
+               ("loss, optimizer", "optimizer", g["loss"] + g["opt"]),
+               ("overhead", "overhead", g["overhead"]),
+               ("tp", "tp", g["tp_f"] + g["tp_b"]), ("ep", "ep", g["moe_f"] + g["moe_b"])]
+    full = [("a2a", "a2a", g["a2a_f"] + g["a2a_b"]), ("dp", "dp", g["dp_b"]),
+            ("emb_ar", "emb_ar", g["emb_ar_b"]), ("fsdp", "fsdp", g["fsdp_f"] + g["fsdp_b"])]
+    exposed = [("a2a", "a2a", g["a2a_f_exposed"] + g["a2a_b_exposed"]), ("dp", "dp", g["dp_b_exposed"]),
+               ("emb_ar", "emb_ar", g["emb_ar_b_exposed"]),
+               ("fsdp", "fsdp", g["fsdp_f_exposed"] + g["fsdp_b_exposed"]),
+               ("slowdown", "slowdown", g["slowdown"])]
+    return {"xlabel": "time per step (ms)", "unit": "ms",
+            "bars": [_bar("serialized", compute + full), _bar("overlapped\n(model)", compute + exposed)]}
+
+
+# ------------------------------------------------------------------------------ per scenario
 def scenario_trace(scenario) -> tuple[list[Event], dict[str, Any]]:
-    """Events and summary of one scenario (a :class:`dse.specs.Scenario`, dict or path)."""
-    from .api import _as_scenarios, scenario_columns
-    from .costmodel.training import evaluate_training_detail
+    """Events and summary of one scenario (a :class:`dse.specs.Scenario`, dict or path) of any
+    modelled kind. The summary (``meta``) names the kind, the model's own times the trace adds
+    up to, what the events represent, and the breakdown bars (``meta["breakdown"]``)."""
+    from .api import _as_scenarios
+    from .errors import single
 
     spec = _as_scenarios(scenario)[0]
-    cols = scenario_columns(spec)
+    kind = spec.kind
+    base = {"scenario": spec.name, "kind": kind, "model": spec.model.name, "gpu": spec.cluster.gpu,
+            "num_gpus": spec.cluster.num_gpus}
+    if kind in ("llm_train", "vit_train"):
+        return _training_trace(spec, base)
+    if kind == "llm_inference":
+        return _inference_trace(spec, base)
+    if kind in ("dlrm_train", "dlrm_inference"):
+        return _dlrm_trace(spec, base)
+    raise single("workload", f"no schedule is drawn for kind '{kind}'", spec.workload)
+
+
+def _training_trace(spec, base):
+    from .api import scenario_columns
+    from .costmodel.training import evaluate_training_detail
+
+    if spec.kind == "vit_train":
+        from .workloads.vit import vit_columns
+
+        cols = vit_columns(spec)
+    else:
+        cols = scenario_columns(spec)
     out = evaluate_training_detail(cols)
     row = {**cols, **{k: float(v[0]) for k, v in out.items()}}
     events = schedule(row)
+    if spec.kind == "vit_train":  # an image classifier: the head sees the class token only
+        events = [_rename(e, "LM head + loss", "classifier head + loss") for e in events]
     meta = {
-        "scenario": spec.name, "model": spec.model.name, "gpu": spec.cluster.gpu,
-        "num_gpus": spec.cluster.num_gpus, "iteration_time_s": row["iteration_time_s"],
+        **base, "iteration_time_s": row["iteration_time_s"], "totals_s": {"iteration": row["iteration_time_s"]},
         "layout": ("the bottleneck (last) pipeline stage; the first "
                    f"{DETAILED_MICROBATCHES} microbatches op by op, later ones one block per pass"),
+        "breakdown": training_breakdown(row),
+    }
+    if spec.kind == "vit_train":
+        meta["labels"] = {"head": "classifier head"}
+    return events, meta
+
+
+def _rename(e: Event, old: str, new: str) -> Event:
+    from dataclasses import replace
+
+    return replace(e, name=e.name.replace(old, new)) if old in e.name else e
+
+
+def _inference_trace(spec, base):
+    from .costmodel.inference import evaluate_inference_detail
+    from .workloads.inference import inference_columns
+
+    cols = inference_columns(spec)
+    out = evaluate_inference_detail(cols)
+    row = {**cols, **{k: float(v[0]) for k, v in out.items()}}
+    decode_total = max(int(round(row["output_len"])) - 1, 0)
+    steps = min(DECODE_STEPS, decode_total)
+    events = inference_schedule(row, steps)
+    ttft, itl = row["ttft_ms"] / 1e3, row["itl_ms"] / 1e3
+    chunks = int(round(row["detail_prefill_chunks"]))
+    meta = {
+        **base, "process": "one GPU of a serving replica", "ttft_s": ttft, "itl_s": itl, "iteration_time_s": itl,
+        "batch": row["batch"], "input_len": row["input_len"], "output_len": row["output_len"],
+        "prefill_iterations": chunks, "decode_steps_shown": steps, "decode_steps_total": decode_total,
+        "trace_end_s": ttft + steps * itl,
+        "totals_s": {"ttft": ttft, "itl": itl, "request": ttft + decode_total * itl},
+        "layout": (f"one request on one GPU of a loaded engine ({int(row['batch'])} sequences in flight per "
+                   f"replica): its prefill ({chunks} iteration(s) carrying {int(round(row['detail_chunk_tokens']))} "
+                   f"prompt tokens each with the other sequences' decode tokens; = TTFT), then {steps} of its "
+                   f"{decode_total} decode steps (each the mean engine iteration, = ITL); the first prefill "
+                   "iteration and the first decode step op by op for the first pipeline microbatch"),
+        "breakdown": inference_breakdown(row),
+    }
+    return events, meta
+
+
+INTERACTION_NAMES = {"dot": "dot interaction", "dcnv2": "DCN-v2 cross layers", "concat": "concatenation"}
+
+
+def _dlrm_trace(spec, base):
+    from .api import evaluate
+    from .costmodel.dlrm import evaluate_dlrm_detail
+    from .workloads.dlrm import model_constants, scenario_columns
+
+    chosen = evaluate(spec, explain=False).iloc[0]  # the sharding the evaluator picks
+    cols = scenario_columns(spec, str(chosen["emb_sharding"]))
+    out = evaluate_dlrm_detail(model_constants(spec.model), cols)
+    row = {**cols, **{k: float(v[0]) for k, v in out.items()}}
+    m = spec.model
+    inter = "transformer" if m.transformer is not None else INTERACTION_NAMES.get(m.interaction, m.interaction)
+    events = dlrm_schedule(row, inter)
+    train = spec.kind == "dlrm_train"
+    meta = {
+        **base, "process": "critical GPU (most embedding traffic)", "iteration_time_s": row["iteration_time_s"],
+        "totals_s": {"step": row["iteration_time_s"]},
+        "emb_sharding": str(chosen["emb_sharding"]), "samples_per_gpu": row["microbatch"],
+        "layout": ("one " + ("training step (forward, backward, update)" if train else "inference step (forward)")
+                   + " on the GPU with the most embedding traffic; overlapped collectives on the "
+                   "communication stream, the part the compute waits for on the compute stream"),
+        "breakdown": dlrm_breakdown(row),
     }
     return events, meta
 

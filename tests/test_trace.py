@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dse.trace import COMM, COMPUTE, chrome_trace, scenario_trace
 
@@ -64,6 +66,182 @@ def test_cli_writes_trace_and_figures(tmp_path):
     record = json.loads(result.stdout)
     assert len(record["files"]) == 5
     assert json.loads(trace.read_text())["traceEvents"]
+    for stem in ("breakdown", "timeline"):
+        for ext in ("png", "pdf"):
+            assert (plots / f"{stem}.{ext}").stat().st_size > 1000
+
+
+# ------------------------------------------------------------------ every kind of run
+def serving(tp=1, pp=1, num_gpus=None, input_len=512, output_len=128, model="llama3.1-8b", precision="fp8", **inference):
+    return {"name": "serve", "workload": "inference", "precision": precision, "model": model,
+            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": num_gpus or tp * pp}, "parallel": {"tp": tp, "pp": pp},
+            "inference": {"input_len": input_len, "output_len": output_len, **inference}}
+
+
+def dlrm(workload="train", **parallel):
+    tables = [{"rows": r, "dim": 64, "pooling": p} for r, p in ((4_000_000, 1.0), (200_000, 3.0), (5_000, 1.0), (100, 1.0))]
+    return {"name": "dlrm", "workload": workload, "precision": "bf16",
+            "model": {"name": "small-dlrm", "family": "dlrm", "dense_features": 13, "tables": tables,
+                      "bottom_mlp": [256, 64], "top_mlp": [512, 256, 1]},
+            "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 16},
+            "parallel": {"microbatch": 2048, "global_batch": 32768, **parallel}}
+
+
+def vit(**parallel):
+    return {"name": "vit", "precision": "bf16",
+            "model": {"name": "ViT-L/16", "family": "vit", "layers": 24, "hidden": 1024, "heads": 16,
+                      "ffn_hidden": 4096, "patch": 16, "image_size": 224},
+            "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 8},
+            "parallel": {"tp": 1, "pp": 1, "microbatch": 32, "global_batch": 512, **parallel}}
+
+
+SERVING = [serving(), serving(tp=4, model="llama2-70b"), serving(tp=4, pp=2, model="llama2-70b", input_len=8192),
+           serving(tp=2, model="mixtral-8x7b", batch=8, output_len=512), serving(batch=4, input_len=20000, output_len=2),
+           serving(output_len=1, precision="bf16")]
+DLRM = [dlrm(), dlrm("inference"), dlrm(emb_sharding="table"), dlrm(emb_sharding="row"),
+        dlrm(emb_sharding="column"), dlrm(emb_sharding="data_parallel"), dlrm(zero=3), dlrm(tp=2),
+        dlrm("inference", emb_sharding="table")]
+VIT = [vit(), vit(tp=2), vit(pp=2, microbatch=8), vit(zero=3)]
+
+
+def assert_stream_contiguous(events, start, end):
+    """The compute stream runs back to back from ``start`` to ``end``, one op at a time; the
+    communication stream never runs two collectives at once."""
+    compute = sorted((e for e in events if e.stream == COMPUTE), key=lambda e: e.start)
+    assert compute[0].start == pytest.approx(start, abs=1e-12)
+    for a, b in zip(compute, compute[1:]):
+        assert b.start == pytest.approx(a.end, rel=1e-9, abs=1e-15), (a, b)
+    assert compute[-1].end == pytest.approx(end, rel=1e-6)
+    assert sum(e.duration for e in compute) == pytest.approx(end - start, rel=1e-6)
+    comm = sorted((e for e in events if e.stream == COMM), key=lambda e: e.start)
+    for a, b in zip(comm, comm[1:]):
+        assert b.start >= a.end - 1e-12 * max(end, 1.0), (a, b)
+    assert all(e.duration > 0 for e in events)
+
+
+@pytest.mark.parametrize("scenario", SERVING, ids=lambda s: f"tp{s['parallel']['tp']}pp{s['parallel']['pp']}-"
+                         f"{s['inference']['input_len']}-{s['inference']['output_len']}")
+def test_serving_trace_adds_up_to_ttft_and_itl(scenario):
+    import dse
+
+    row = dse.evaluate(scenario).iloc[0]
+    ttft, itl = row["ttft_ms"] / 1e3, row["itl_ms"] / 1e3
+    events, meta = scenario_trace(scenario)
+    assert meta["ttft_s"] == pytest.approx(ttft, rel=1e-12) and meta["itl_s"] == pytest.approx(itl, rel=1e-12)
+    steps = meta["decode_steps_shown"]
+    assert steps == min(3, int(scenario["inference"]["output_len"]) - 1)
+    assert meta["decode_steps_total"] == scenario["inference"]["output_len"] - 1
+    assert_stream_contiguous(events, 0.0, ttft + steps * itl)
+    prefill = [e for e in events if e.phase == "prefill"]
+    assert max(e.end for e in prefill) == pytest.approx(ttft, rel=1e-6)
+    for step in range(steps):  # every decode step lasts one ITL
+        span = [e for e in events if e.phase == "decode" and e.step == step]
+        assert sum(e.duration for e in span) == pytest.approx(itl, rel=1e-6)
+    # the breakdown bars are the same terms: TTFT and ITL in ms
+    bars = meta["breakdown"]["bars"]
+    assert [b["total_s"] for b in bars] == pytest.approx([ttft * 1e3, itl * 1e3], rel=1e-6)
+    # the first decode step is laid out per layer (GEMMs, KV-cache reads, tp all-reduces)
+    first = {e.kind for e in events if e.phase == "decode" and e.step == 0 and e.layer == 0}
+    if steps:
+        assert {"gemm", "kv_read", "elementwise"} <= first
+        assert ("tp" in first) == (scenario["parallel"]["tp"] > 1)
+
+
+@pytest.mark.parametrize("scenario", DLRM, ids=lambda s: f"{s['workload']}-" + "-".join(
+    f"{k}{v}" for k, v in s["parallel"].items() if k not in ("microbatch", "global_batch")))
+def test_dlrm_trace_adds_up_to_the_step_time(scenario):
+    import dse
+
+    row = dse.evaluate(scenario).iloc[0]
+    events, meta = scenario_trace(scenario)
+    assert meta["emb_sharding"] == row["emb_sharding"]
+    assert meta["iteration_time_s"] == pytest.approx(row["iteration_time_s"], rel=1e-12)
+    assert_stream_contiguous(events, 0.0, row["iteration_time_s"])
+    assert max(e.end for e in events) == pytest.approx(row["iteration_time_s"], rel=1e-6)
+    exposed = sum(e.duration for e in events if e.stream == COMPUTE and e.kind == "a2a")
+    assert exposed == pytest.approx(row["exposed_a2a_s"], rel=1e-6, abs=1e-15)
+    a2a = sum(e.duration for e in events if e.stream == COMM and e.kind == "a2a")
+    assert a2a == pytest.approx(row["a2a_s"], rel=1e-6, abs=1e-15)
+    training = scenario["workload"] == "train"
+    assert any(e.phase == "backward" for e in events) == training
+    if training:
+        assert {"embedding", "gemm", "interaction", "optimizer"} <= {e.kind for e in events}
+    serialized, overlapped = meta["breakdown"]["bars"]
+    assert overlapped["total_s"] == pytest.approx(row["iteration_time_s"] * 1e3, rel=1e-6)
+    assert serialized["total_s"] >= overlapped["total_s"] * (1 - 1e-9) - row["time_overlap_slowdown_s"] * 1e3
+
+
+@pytest.mark.parametrize("scenario", VIT, ids=lambda s: "-".join(f"{k}{v}" for k, v in s["parallel"].items()))
+def test_vit_trace_adds_up_to_the_iteration_time(scenario):
+    import dse
+
+    row = dse.evaluate(scenario).iloc[0]
+    assert row["kind"] == "vit_train"
+    events, meta = scenario_trace(scenario)
+    compute = sorted((e for e in events if e.stream == COMPUTE), key=lambda e: e.start)
+    for a, b in zip(compute, compute[1:]):
+        assert b.start >= a.end - 1e-12, (a, b)
+    assert compute[-1].end == pytest.approx(row["iteration_time_s"], rel=1e-6)
+    names = {e.name for e in events}
+    assert "classifier head + loss" in names and not any("LM head" in n for n in names)
+    assert ("patch embedding" in names) == (scenario["parallel"].get("pp", 1) == 1)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(tp=st.sampled_from([1, 2, 4, 8]), pp=st.sampled_from([1, 2]), input_len=st.integers(1, 16384),
+       output_len=st.integers(1, 4096), batch=st.sampled_from([0, 1, 3, 64, 500]))
+def test_serving_trace_sums_hold_for_any_plan(tp, pp, input_len, output_len, batch):
+    """TTFT and ITL of the cost model's sweep path equal the trace's sums (hypothesis)."""
+    from dse.costmodel.inference import evaluate_inference
+    from dse.workloads.inference import inference_columns
+    import dse
+
+    spec = dse.load_scenario(serving(tp=tp, pp=pp, model="llama2-70b", input_len=input_len,
+                                     output_len=output_len, batch=batch or None))
+    sweep = evaluate_inference(inference_columns(spec))
+    events, meta = scenario_trace(spec)
+    ttft, itl = sweep["ttft_ms"][0] / 1e3, sweep["itl_ms"][0] / 1e3
+    steps = meta["decode_steps_shown"]
+    assert_stream_contiguous(events, 0.0, ttft + steps * itl)
+    assert max(e.end for e in events if e.phase == "prefill") == pytest.approx(ttft, rel=1e-6)
+
+
+@pytest.mark.parametrize("scenario", [SERVING[2], DLRM[0], DLRM[1], VIT[0]], ids=["serving", "dlrm", "dlrm-inf", "vit"])
+def test_chrome_trace_of_every_kind(scenario):
+    events, meta = scenario_trace(scenario)
+    trace = json.loads(json.dumps(chrome_trace(events, meta), allow_nan=False))
+    complete = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert len(complete) == len(events)
+    for e in complete:
+        assert {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"} <= set(e)
+        assert e["pid"] == 0 and e["tid"] in (COMPUTE, COMM) and e["dur"] > 0 and e["ts"] >= 0
+    for tid in (COMPUTE, COMM):  # microseconds, rounded to 1 ns: no two events of a stream overlap
+        stream = sorted((e for e in complete if e["tid"] == tid), key=lambda e: e["ts"])
+        for a, b in zip(stream, stream[1:]):
+            assert b["ts"] >= a["ts"] + a["dur"] - 2e-3, (a, b)
+    meta_names = [e for e in trace["traceEvents"] if e["ph"] == "M"]
+    assert {e["args"]["name"] for e in meta_names if e["name"] == "thread_name"} == {"compute stream",
+                                                                                      "communication stream"}
+    assert trace["otherData"]["kind"] == meta["kind"] and trace["otherData"]["breakdown"]["bars"]
+    end = meta.get("trace_end_s", meta["iteration_time_s"])
+    assert max(e["ts"] + e["dur"] for e in complete) == pytest.approx(end * 1e6, rel=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["llm_inference", "dlrm_train", "dlrm_inference", "vit_train"])
+def test_cli_writes_trace_and_figures_for_every_kind(kind, tmp_path):
+    import yaml
+
+    scenario = {"llm_inference": SERVING[1], "dlrm_train": DLRM[0], "dlrm_inference": DLRM[1],
+                "vit_train": VIT[0]}[kind]
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    trace, plots = tmp_path / "t.json", tmp_path / "figs"
+    result = subprocess.run([str(DSE), "evaluate", str(path), "--trace", str(trace), "--plot", str(plots), "--json"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["kind"] == kind and len(record["files"]) == 5
+    assert json.loads(trace.read_text())["otherData"]["kind"] == kind
     for stem in ("breakdown", "timeline"):
         for ext in ("png", "pdf"):
             assert (plots / f"{stem}.{ext}").stat().st_size > 1000

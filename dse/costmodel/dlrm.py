@@ -449,30 +449,48 @@ def broadcast(batch: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], int]:
     return {k: np.broadcast_to(v.reshape(-1) if v.ndim else v, (n,)).astype(np.float64) for k, v in cols.items()}, n
 
 
-def evaluate_dlrm(model: Mapping[str, Any], batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def evaluate_dlrm(model: Mapping[str, Any], batch: Mapping[str, Any], detail: bool = False) -> dict[str, np.ndarray]:
     """Score N configurations of one DLRM. ``model``: :func:`model_constants`; ``batch``: columns
     of :data:`COLUMNS` (arrays of length N or scalars). Returns float arrays of length N, all
-    finite (see the module docstring for the model)."""
+    finite (see the module docstring for the model); with ``detail`` also the per-phase terms
+    of :func:`evaluate_dlrm_detail`."""
     c, N = broadcast(batch)
     # the planner's (configurations x shards) matrices: chunks of at most ~4M elements
     chunk = max(256, CHUNK_ELEMENTS // max(len(model["rows"]), 1))
     if N > chunk:
-        parts = [_evaluate_chunk(model, {k: v[i:i + chunk] for k, v in c.items()}, min(chunk, N - i))
+        parts = [_evaluate_chunk(model, {k: v[i:i + chunk] for k, v in c.items()}, min(chunk, N - i), detail)
                  for i in range(0, N, chunk)]
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    return _evaluate_chunk(model, c, N)
+    return _evaluate_chunk(model, c, N, detail)
 
 
-def _evaluate_chunk(model, c, N) -> dict[str, np.ndarray]:
+def evaluate_dlrm_detail(model: Mapping[str, Any], batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """:func:`evaluate_dlrm` plus the terms of one step's two phases behind it (``detail_*``),
+    for laying out the schedule of a few configurations (:mod:`dse.trace`), not for sweeps.
+
+    Forward compute: ``emb_f`` (embedding gather), ``bot_f``, ``inter_f``, ``top_f``, ``loss``,
+    ``tp_f``, ``moe_f`` (serialised tensor-parallel all-reduces and expert all-to-alls);
+    backward: ``top_b``, ``inter_b``, ``bot_b``, ``emb_b`` (sparse update), ``opt`` (dense
+    optimizer), ``tp_b``, ``moe_b``. Collectives of the communication stream, their full time
+    and exposed part: ``a2a_f``/``a2a_f_exposed``, ``fsdp_f``/``fsdp_f_exposed`` (forward),
+    ``a2a_b``, ``dp_b``, ``emb_ar_b``, ``fsdp_b`` with ``_exposed`` (backward). ``fwd``/``bwd``
+    are the phase times (compute + exposed), ``slowdown`` and ``overhead`` the rest of the step:
+    ``iteration_time_s = fwd + bwd + slowdown + overhead``.
+    """
+    return evaluate_dlrm(model, batch, detail=True)
+
+
+def _evaluate_chunk(model, c, N, detail=False) -> dict[str, np.ndarray]:
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        out = _evaluate(model, c, N, _embedding_plan(model, c, N, _hybrid_cost(model, c)))
+        out = _evaluate(model, c, N, _embedding_plan(model, c, N, _hybrid_cost(model, c)), detail)
         # a cost-balanced placement that does not fit: place by memory instead, as planners do
         code = np.round(c["emb_sharding"])
         retry = np.flatnonzero((c["emb_planner"] < 0.5) & np.isin(code, PLANNED) & (out["memory_excess_bytes"] > 0))
         if len(retry):
             c2 = {k: v[retry] for k, v in c.items()}
             c2["emb_planner"] = np.ones(len(retry))
-            out2 = _evaluate(model, c2, len(retry), _embedding_plan(model, c2, len(retry), _hybrid_cost(model, c2)))
+            out2 = _evaluate(model, c2, len(retry), _embedding_plan(model, c2, len(retry), _hybrid_cost(model, c2)),
+                             detail)
             use = out2["memory_per_gpu_bytes"] < out["memory_per_gpu_bytes"][retry]
             for k in out:
                 v = np.array(np.broadcast_to(out[k], (N,)), dtype=np.float64)
@@ -748,7 +766,7 @@ def _network(c) -> coll.Network:
                         c["scaleout_latency"], domain, c["rail_optimized"])
 
 
-def _evaluate(model, c, N, emb) -> dict[str, np.ndarray]:
+def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     # nothing is exchanged inside a group of one GPU
     emb["a2a_elems"] = np.where(emb["a2a_group"] > 1, emb["a2a_elems"], 0.0)
     emb["a2a2_elems"] = np.where(emb["a2a2_group"] > 1, emb["a2a2_elems"], 0.0)
@@ -1058,4 +1076,17 @@ def _evaluate(model, c, N, emb) -> dict[str, np.ndarray]:
         "infeasible_mask": mask.astype(np.float64),
         "feasible": (mask == 0).astype(np.float64),
     }
+    if detail:
+        on_b = lambda x: np.where(train, x, 0.0)  # noqa: E731
+        out.update({f"detail_{k}": v + 0.0 * b for k, v in {
+            "emb_f": emb_f, "bot_f": bot_f, "inter_f": inter_f, "top_f": top_f, "loss": loss, "tp_f": tp_f,
+            "moe_f": moe_a2a_f, "a2a_f": emb_comm_f, "a2a_f_exposed": fwd_exp[0], "fsdp_f": fsdp_f,
+            "fsdp_f_exposed": fwd_exp[1], "fwd": fwd_time,
+            "top_b": on_b(top_b), "inter_b": on_b(inter_b), "bot_b": on_b(bot_b), "emb_b": on_b(emb_b),
+            "opt": on_b(dense_opt), "tp_b": on_b(tp_b), "moe_b": on_b(moe_a2a_b),
+            "a2a_b": on_b(emb_comm_b), "a2a_b_exposed": on_b(bwd_exp[0]), "dp_b": on_b(dp_ar),
+            "dp_b_exposed": on_b(bwd_exp[1]), "emb_ar_b": on_b(rep_ar + xnode), "emb_ar_b_exposed": on_b(bwd_exp[2]),
+            "fsdp_b": on_b(fsdp_b), "fsdp_b_exposed": on_b(bwd_exp[3]), "bwd": bwd_time,
+            "slowdown": slow * hidden, "overhead": overhead,
+        }.items()})
     return out

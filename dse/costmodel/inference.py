@@ -185,12 +185,14 @@ def _broadcast_own(own: Mapping[str, Any]) -> dict[str, np.ndarray]:
     return out
 
 
-def evaluate_inference(batch: Mapping[str, Any], outputs: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+def evaluate_inference(batch: Mapping[str, Any], outputs: Sequence[str] | None = None,
+                       detail: bool = False) -> dict[str, np.ndarray]:
     """Score N serving configurations.
 
     ``batch`` maps :data:`dse.costmodel.inputs.COLUMNS` and :data:`INFERENCE_COLUMNS` names to
     arrays of length N or scalars (``global_batch`` and ``seq_len`` may be left out). Returns a
-    dict of finite float arrays of length N (every metric, or only ``outputs``).
+    dict of finite float arrays of length N (every metric, or only ``outputs``); with
+    ``detail`` also the per-op terms (see :func:`evaluate_inference_detail`).
     """
     shared, own = split_columns(batch)
     cols, n = broadcast_columns(shared)
@@ -202,18 +204,35 @@ def evaluate_inference(batch: Mapping[str, Any], outputs: Sequence[str] | None =
     c = {**cols, **own_cols}
     if n == 0:
         with np.errstate(all="ignore"):
-            empty = _evaluate({k: (np.ones(1) if v.ndim else v) for k, v in c.items()}, 1)
+            empty = _evaluate({k: (np.ones(1) if v.ndim else v) for k, v in c.items()}, 1, detail)
         return {k: np.empty(0) for k in (empty if outputs is None else outputs)}
     out: dict[str, np.ndarray] = {}
     for start in range(0, n, CHUNK):
         stop = min(start + CHUNK, n)
         chunk = {k: (v[start:stop] if v.ndim and v.shape[0] == n else v) for k, v in c.items()}
-        part = _evaluate(chunk, stop - start)
+        part = _evaluate(chunk, stop - start, detail)
         if not out:
             out = {k: np.empty(n) for k in (part if outputs is None else outputs)}
         for k, v in out.items():
             v[start:stop] = part[k]
     return out
+
+
+def evaluate_inference_detail(batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """:func:`evaluate_inference` plus the per-op terms behind TTFT and ITL (``detail_*``), for
+    laying out one request's schedule (:mod:`dse.trace`), not for sweeps.
+
+    ``detail_prefill_<op>`` are the parts of one chunk iteration of one pipeline stage (the
+    iterations that carry a prompt chunk; TTFT = ``detail_prefill_chunks`` x ``pp`` x their
+    sum), ``detail_decode_<op>`` those of the mean iteration of one stage (ITL = ``pp`` x their
+    sum). Ops: qkv, out, ffn (GEMMs), attn_pre, attn_dec (prompt and KV-cache attention), elem
+    (elementwise traffic and KV writes), head (LM head, logits), overhead (engine), tp, ep, pp.
+    ``detail_layers_per_stage`` and ``detail_chunk_tokens`` (prompt tokens per chunk) too.
+    """
+    return evaluate_inference(batch, detail=True)
+
+
+DETAIL_OPS = ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp")
 
 
 #: Exponent of the smooth roofline ``(x^q + y^q)^(1/q)`` (q -> infinity: the max). With q = 2 an
@@ -239,7 +258,7 @@ def _col(v: np.ndarray) -> np.ndarray:
     return v
 
 
-def _evaluate(cin: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[str, np.ndarray]:
     c = {k: _col(v) for k, v in cin.items()}
     t, p, dp, cp, ep = c["tp"], c["pp"], c["dp"], c["cp"], c["ep"]
     h, a, g, d = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"]
@@ -352,7 +371,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
         compute = gemms + attn_t + elem_t + head + overhead
         total = compute + tp_t + ep_t + p2p
         return {"total": total, "compute": compute, "gemm": gemms, "attention": attn_t,
-                "other": elem_t + head + overhead, "tp": tp_t, "ep": ep_t, "pp": p2p}
+                "other": elem_t + head + overhead, "tp": tp_t, "ep": ep_t, "pp": p2p,
+                # the same terms split per op (they add up to ``total``), for dse.trace
+                "qkv": L * qkv, "out": L * out, "ffn": L * (dense_frac * dense_ffn + moe_frac * moe_ffn),
+                "attn_dec": L * dec_attn, "attn_pre": L * pre_attn, "elem": elem_t, "head": head,
+                "overhead": overhead}
 
     # ------------------------------------------------------------------ memory per GPU
     attn_w = h * (a_loc + 2.0 * g_loc) * d + a_loc * d * h
@@ -515,6 +538,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     }
     out["exposed_comm_s"] = out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
     out["feasible"] = (mask == 0).astype(np.float64)
+    if detail:
+        out.update({f"detail_prefill_{k}": mix[k] for k in DETAIL_OPS})
+        out.update({f"detail_decode_{k}": s[k] for k in DETAIL_OPS})
+        out.update(detail_prefill_chunks=chunks, detail_layers_per_stage=L, detail_chunk_tokens=chunk,
+                   detail_decode_tokens=b * (O - 1.0) / O, detail_microbatch_sequences=b)
     result = {}
     for key, v in out.items():
         v = np.broadcast_to(np.asarray(v, dtype=np.float64), (n, 1)).reshape(n)

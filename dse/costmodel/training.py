@@ -540,6 +540,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
             "detail_grad_exposed": grad_exp, "detail_param_exposed": param_exp,
             "detail_optimizer": optimizer, "detail_slowdown_per_layer": slow * hidden_layer,
             "detail_step_last": step_last,
+            # ViT's patch embedding (input projection), run by the last stage when it is the only one
+            "detail_in_f": np.where(pp > 1, 0.0, in_f), "detail_in_b": np.where(pp > 1, 0.0, in_b),
         })
     return {k: np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for k, v in out.items()}
 

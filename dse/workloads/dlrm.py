@@ -198,6 +198,12 @@ def _finish(out: pd.DataFrame, specs: list[Scenario], explain: bool) -> pd.DataF
     out["params_total"] = out["dense_params"] + out["embedding_params"]
     out["params_active"] = out["params_total"]
     out["time_bubble_s"] = 0.0
+    # the DLRM report's parts (dse.report), before the LLM-compatible columns merge them
+    out["time_loss_optimizer_s"] = out["time_compute_s"] - out["time_mlp_s"] - out["time_interaction_s"]
+    out["exposed_dense_allreduce_s"] = out["exposed_dp_s"]
+    out["overlapped_dense_allreduce_s"] = out["overlapped_dp_s"]
+    out["memory_dense_weights_bytes"] = out["memory_weights_bytes"]
+    out["memory_dense_optimizer_bytes"] = out["memory_optimizer_bytes"]
     out["exposed_tp_s"] = out["time_tp_s"]
     out["exposed_ep_s"] = out["exposed_a2a_s"] + out["time_moe_a2a_s"]
     out["exposed_cp_s"] = 0.0

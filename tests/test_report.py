@@ -1,0 +1,62 @@
+"""The human-readable ``dse evaluate`` report (dse/report.py): rows in the terms of each kind
+of run, and JSON records whose parts add up to the model's time."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+import dse
+from dse.report import evaluation_record, render_evaluation
+
+from test_trace import DLRM, SERVING, VIT
+
+
+def rendered(scenario) -> tuple[dict, str]:
+    rec = evaluation_record(dse.evaluate(scenario).iloc[0], source="test")
+    console = Console(record=True, width=140, color_system=None)
+    render_evaluation(console, rec)
+    return rec, console.export_text()
+
+
+@pytest.mark.parametrize("scenario", [DLRM[0], DLRM[1]], ids=["train", "inference"])
+def test_dlrm_report_rows(scenario):
+    rec, text = rendered(scenario)
+    assert rec["kind"] == ("dlrm_train" if scenario["workload"] == "train" else "dlrm_inference")
+    for row in ("step time", "samples/s", "samples/s per GPU", "embedding lookups per GPU", "all-to-all exposed",
+                "embedding tables", "Time per step", "kernel launches"):
+        assert row in text, row
+    for token_row in ("tokens/s", "per token", "per million tokens", "bubble", "HFU", "microbatches per pipeline"):
+        assert token_row not in text, token_row
+    assert ("training" in text.splitlines()[0]) == (scenario["workload"] == "train")
+    d = rec["dlrm"]
+    assert d["emb_sharding"] in text and d["samples_per_s_per_gpu"] > 0
+    assert sum(d["time_s"].values()) == pytest.approx(rec["iteration_time_s"], rel=1e-6)
+    assert d["memory_bytes"]["embedding tables"] > 0
+    assert sum(d["memory_bytes"].values()) == pytest.approx(rec["memory_per_gpu_bytes"], rel=1e-6)
+    if scenario["workload"] == "inference":
+        assert not any(d["time_s"][k] for k in ("dense gradient all-reduce, exposed",
+                                                   "embedding gradient all-reduce, exposed"))
+
+
+def test_serving_report_rows():
+    rec, text = rendered(SERVING[1])
+    assert rec["kind"] == "llm_inference"
+    for row in ("TTFT", "ITL", "requests/s", "output tokens/s", "kv_cache", "Time per decode step", "tp all-reduce"):
+        assert row in text, row
+    for training_row in ("HFU", "bubble", "grads", "optimizer", "overlap slowdown", "iteration time"):
+        assert training_row not in text, training_row
+    parts = rec["serving"]["decode_step_parts_s"]
+    assert sum(parts.values()) == pytest.approx(rec["serving"]["itl_ms"] / 1e3, rel=1e-6)
+
+
+@pytest.mark.parametrize("scenario", [VIT[0], "scenarios/llama2_70b_h100.yaml"], ids=["vit", "llm"])
+def test_training_report_rows_unchanged(scenario):
+    from pathlib import Path
+
+    if isinstance(scenario, str):
+        scenario = Path(__file__).resolve().parents[1] / scenario
+    rec, text = rendered(scenario)
+    for row in ("iteration time", "tokens/s per GPU", "MFU", "HFU", "bubble", "Time per iteration"):
+        assert row in text, row
+    assert "dlrm" not in rec and "serving" not in rec
