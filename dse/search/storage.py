@@ -9,6 +9,7 @@ A database is what many hosts share: every ``dse search`` process given the same
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,43 @@ LOCK_GRACE_S = 3
 
 
 def journal_storage(path: str | Path):
-    """An append-only journal file storage (several processes on one host may share it)."""
+    """An append-only journal file storage (several processes on one host may share it).
+
+    A process killed in the middle of an append can leave a partial last line; the next append
+    would glue onto it and make the file unreadable. So the tail is checked (under the
+    journal's lock, so no live writer is mid-append) and a partial line is cut off.
+    """
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend, JournalFileSymlinkLock
 
     path = str(path)
-    return JournalStorage(JournalFileBackend(path, lock_obj=JournalFileSymlinkLock(path, grace_period=LOCK_GRACE_S)))
+    lock = JournalFileSymlinkLock(path, grace_period=LOCK_GRACE_S)
+    backend = JournalFileBackend(path, lock_obj=lock)  # creates the file if missing
+    repair_journal_tail(path, lock)
+    return JournalStorage(backend)
+
+
+def repair_journal_tail(path: str | Path, lock) -> int:
+    """Cut a partial last line (no newline) off the journal; return the bytes removed."""
+    from optuna.storages.journal._file import get_lock_file
+
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    with open(path, "rb") as fh:
+        fh.seek(-1, 2)
+        if fh.read(1) == b"\n":
+            return 0
+    with get_lock_file(lock):
+        data = path.read_bytes()
+        keep = data.rfind(b"\n") + 1
+        if keep == len(data):
+            return 0
+        with open(path, "r+b") as fh:
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return len(data) - keep
 
 
 def database_storage(url: str):

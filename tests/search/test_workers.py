@@ -146,3 +146,19 @@ def test_finished_worker_trials_are_not_reaped_by_record(tmp_path, grace):
         worker.release([trial.number])
     assert Reaper(study, grace=grace).reap() == []
     assert study.trials[trial.number].state == TrialState.COMPLETE
+
+
+def test_a_partial_last_journal_line_is_cut_off(tmp_path):
+    """A writer killed mid-append leaves a line without its newline; the next open repairs the
+    tail so later appends do not glue onto it and make the journal unreadable."""
+    study = make_study(tmp_path)
+    study.tell(study.ask(), [1.0])
+    journal = tmp_path / "study.journal"
+    size = journal.stat().st_size
+    with open(journal, "ab") as fh:
+        fh.write(b'{"op_code": 6, "worker_id": "x", "trial_id": 0, "par')
+    study = optuna.load_study(study_name="s", storage=journal_storage(journal))
+    assert journal.stat().st_size == size
+    study.tell(study.ask(), [2.0])
+    reread = optuna.load_study(study_name="s", storage=journal_storage(journal))
+    assert [t.values for t in reread.trials] == [[1.0], [2.0]]
