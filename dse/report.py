@@ -191,6 +191,17 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
         perf.add_row("MFU", pct(rec["mfu"]))
+    elif rec.get("kind") == "vit_train":  # samples are images; tokens are patches (+ class token)
+        images = rec["samples_per_s"]
+        patches = rec["tokens_per_s"] / images if images else None
+        perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
+        perf.add_row("images/s (total)", fmt(images))
+        perf.add_row("images/s per GPU", fmt(images / rec["num_gpus"] if images else None))
+        perf.add_row("tokens per image", fmt(patches))
+        perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
+        perf.add_row("hardware TFLOP/s per GPU", fmt(rec["hardware_tflops_per_gpu"]))
+        perf.add_row("MFU", pct(rec["mfu"]))
+        perf.add_row("HFU", pct(rec["hfu"]))
     else:
         perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
         perf.add_row("tokens/s (total)", fmt(rec["tokens_per_s"]))
@@ -202,9 +213,15 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("HFU", pct(rec["hfu"]))
     perf.add_row("parameters (total / active)",
                  f"{fmt(rec['params_total'] / 1e9)} B / {fmt(rec['params_active'] / 1e9)} B")
-    perf.add_row("energy per token", f"{fmt(rec['energy_per_token_j'])} J")
-    if rec["cost_per_mtok_usd"]:
-        perf.add_row("cost per million tokens", f"{rec['cost_per_mtok_usd']:.3f} USD")
+    if rec.get("kind") == "vit_train" and rec["samples_per_s"]:
+        per_image = rec["tokens_per_s"] / rec["samples_per_s"]
+        perf.add_row("energy per image", f"{fmt(rec['energy_per_token_j'] * per_image)} J")
+        if rec["cost_per_mtok_usd"]:
+            perf.add_row("cost per million images", f"{rec['cost_per_mtok_usd'] * per_image:.3f} USD")
+    else:
+        perf.add_row("energy per token", f"{fmt(rec['energy_per_token_j'])} J")
+        if rec["cost_per_mtok_usd"]:
+            perf.add_row("cost per million tokens", f"{rec['cost_per_mtok_usd']:.3f} USD")
     console.print(perf)
     console.print()
 
