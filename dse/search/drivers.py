@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from .evaluation import apply_constraints, best_row, objective_values, score_point
+from .evaluation import apply_constraints, best_row, objective_values, score_configs, score_point, trial_plan
 from .space import SearchSpace
 
 #: The constraint every trial reports (<= 0 means feasible).
@@ -183,8 +183,7 @@ def _tell(study, trial, space: SearchSpace, df: pd.DataFrame) -> tuple[list[floa
     values = objective_values(row, space)
     trial.set_constraint(CONSTRAINT, excess)
     # the trial's best plan, as one attribute (each attribute is one storage write)
-    attrs = {"plan": {key: float(row[key]) for key in
-             ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch")}}
+    attrs = {"plan": trial_plan(row, space)}
     trial.set_user_attr("plan", attrs["plan"])
     study.tell(trial, values)
     return values, excess <= 0, (values, excess, attrs)
@@ -284,8 +283,6 @@ class OptunaDriver:
 
     def run(self, ctx: SearchContext) -> DriverReport:
         from .evaluation import _grid
-        from .space import hardware_columns
-        from ..costmodel import evaluate_training
 
         space = ctx.space
         study, report, done = start_study(ctx, self.mode)
@@ -299,13 +296,13 @@ class OptunaDriver:
                 gpus = int(trial.suggest_categorical("num_gpus", counts))
                 knobs = suggest_knobs(trial, space)
                 grid = _grid(space, gpus)
-                n = len(grid["tp"])
+                n = len(grid["num_gpus"])
                 position = trial.suggest_float("plan", 0.0, 1.0, step=None)
                 index = min(int(position * n), n - 1) if n else -1
                 rows.append((trial, gpus, knobs, grid, index))
-            frame = _score_rows(space, rows, hardware_columns, evaluate_training)
+            frame = score_configs(space, rows)
             write_shard(ctx, frame, f"trials-{trials[0].number:06d}-{trials[-1].number:06d}")
-            by_trial = dict(tuple(frame.groupby("trial", sort=False))) if "tp" in frame else {}
+            by_trial = dict(tuple(frame.groupby("trial", sort=False))) if "num_gpus" in frame else {}
             for trial, *_ in rows:
                 one = by_trial.get(trial.number, pd.DataFrame())
                 values, feasible, _ = _tell(study, trial, space, one)
@@ -314,37 +311,6 @@ class OptunaDriver:
             done = complete_count(study)
         _count_trials(study, report)
         return report
-
-
-def _score_rows(space, rows, hardware_columns, evaluate_training) -> pd.DataFrame:
-    """Score one software configuration per trial, all trials in one call."""
-    from .evaluation import INPUT_COLUMNS, PLAN_COLUMNS
-
-    frames = []
-    for trial, gpus, knobs, grid, index in rows:
-        if index < 0:
-            continue
-        base = dict(space.base_columns(gpus))
-        base.update({k: float(v[index]) for k, v in grid.items()})
-        base = hardware_columns(base, knobs)
-        frames.append((trial.number, knobs, base))
-    if not frames:
-        return pd.DataFrame({"trial": [t.number for t, *_ in rows]})
-    names = list(frames[0][2])
-    batch = {k: np.array([f[2][k] for f in frames], dtype=np.float64) for k in names}
-    metrics = evaluate_training(batch)
-    data: dict[str, Any] = {"trial": np.array([f[0] for f in frames], dtype=np.int64)}
-    for name in PLAN_COLUMNS + INPUT_COLUMNS:
-        data[name] = batch[name]
-    for knob in space.knobs:
-        data[f"hw.{knob}"] = np.array([f[1][knob] for f in frames])
-    data.update(metrics)
-    df = pd.DataFrame(data)
-    df["infeasible_mask"] = df["infeasible_mask"].astype(np.int64)
-    df["feasible"] = apply_constraints(df, space)
-    if space.spec.train_tokens:
-        df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
-    return df
 
 
 # --------------------------------------------------------------------------- exhaustive
