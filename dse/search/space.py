@@ -10,6 +10,14 @@ A search space (YAML or JSON; ``search_spaces/`` ships documented examples) hold
 * ``hardware``: optional hardware knobs, discrete (``values``) or continuous (``low``/``high``);
 * ``train_tokens``, ``objectives``, ``constraints`` and ``search`` settings.
 
+The kind of run (:attr:`dse.specs.Scenario.kind`) picks the schema (:data:`SPEC_BY_KIND`): LLM
+training (above), LLM serving (``workload: inference`` with ``scenario.inference``; ``parallel``
+holds tp, pp, ep and ``batch``, there is no global batch) and DLRM training or inference
+(``parallel`` holds emb_sharding, emb_planner, tp, zero, microbatch; ``global_batch`` is in
+``samples``). Objectives name the metrics of that kind's cost model (:data:`METRICS_BY_KIND`);
+constraints on another kind's metrics are errors. ``madmax: {model, system, task}`` (MAD-Max JSON
+files relative to the space file) may stand in for ``scenario``.
+
 Validation is as strict as for scenarios (:mod:`dse.specs`): unknown keys anywhere, a number
 given as a string (PyYAML reads ``1e-3`` and ``1.0e12`` as strings: write ``1.0e-3`` and
 ``1.0e+12``), NaN/inf, empty lists and non-positive degrees are errors. Every problem is

@@ -317,3 +317,36 @@ def test_madmax_errors_name_the_field(tmp_path):
     with pytest.raises(InputError) as info:
         load_space(path)
     assert any(p.field.startswith("madmax") for p in info.value.problems)
+
+
+def test_dlrm_inference_space():
+    s = space(DLRM, scenario={**DLRM["scenario"], "workload": "inference"},
+              parallel={"emb_sharding": ["table", "data_parallel"], "microbatch": [4096]})
+    assert s.kind == "dlrm_inference"
+    df = score_point(s, 8, {"scaleout_gbitps": 100.0})
+    assert len(df) == 2 and np.isfinite(df["samples_per_s"]).all()
+    trained = score_point(space(DLRM, parallel={"emb_sharding": ["table", "data_parallel"], "microbatch": [4096]}),
+                          8, {"scaleout_gbitps": 100.0})
+    assert (df["iteration_time_s"].to_numpy() < trained["iteration_time_s"].to_numpy()).all()  # no backward
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 5000), st.floats(allow_nan=True), st.text(max_size=6),
+                    st.lists(st.one_of(st.integers(-1, 4096), st.sampled_from(["auto", "table", "cost", "1"])),
+                             max_size=4))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(["serving", "dlrm"]),
+       st.dictionaries(st.sampled_from(["tp", "pp", "ep", "batch", "cp", "emb_sharding", "emb_planner", "zero",
+                                        "microbatch", "sp"]), _VALUES, max_size=4))
+def test_mutated_parallel_blocks_load_or_name_the_field(which, parallel):
+    data = copy.deepcopy(SERVING if which == "serving" else DLRM)
+    data["parallel"].update(parallel)
+    try:
+        s = space_from_dict(data)
+    except InputError as err:
+        assert err.problems and all(p.field and p.message for p in err.problems)
+        return
+    for n in s.gpu_counts():
+        grid = plan_grid(s, n)
+        assert all(len(v) == len(grid["num_gpus"]) for v in grid.values())
