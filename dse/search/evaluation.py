@@ -44,7 +44,9 @@ class Workload:
 
 
 def _training_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
-    return space.base_columns(num_gpus)
+    from ..api import scenario_columns
+
+    return scenario_columns(space.scenario(num_gpus))
 
 
 def _training_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -562,12 +562,13 @@ class SearchSpace:
         return self.base.model_copy(update={"cluster": cluster, "name": f"{self.name}-{n}gpus"})
 
     def base_columns(self, num_gpus: int) -> dict[str, float]:
-        """Cost-model columns (SI units, :data:`dse.costmodel.COLUMNS`) of the fixed parts with
-        ``num_gpus`` GPUs; the plan columns hold the default plan (overwrite them with
-        :func:`dse.search.enumerate.software_grid`)."""
-        from ..api import scenario_columns
+        """Cost-model columns (SI units) of the fixed parts with ``num_gpus`` GPUs, for the
+        space's kind of run (LLM training: :data:`dse.costmodel.COLUMNS`; serving: those plus
+        the serving columns; DLRM: :data:`dse.costmodel.dlrm.COLUMNS`); the plan columns hold the
+        default plan (overwrite them with :func:`dse.search.enumerate.plan_grid`)."""
+        from .evaluation import workload
 
-        return scenario_columns(self.scenario(num_gpus))
+        return workload(self).base(self, num_gpus)
 
 
 def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, Any]:
