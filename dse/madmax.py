@@ -268,8 +268,11 @@ def search_scenario(model_path: str | Path, system_path: str | Path, task_path: 
     scenario, notes = import_madmax(*paths)
     fixed = {k: v for k, v in scenario.items() if k not in ("parallel", "name", "inference")}
     fixed["cluster"] = {k: v for k, v in scenario["cluster"].items() if k != "num_gpus"}
-    notes = notes + ["search space: the task's parallel plan and the system's GPU count are dropped "
-                     "(the search explores them); the system's per-GPU and per-node figures are kept."]
+    if scenario.get("inference") is not None:  # LLM serving: the request shape; the batch is searched
+        fixed["inference"] = {k: v for k, v in scenario["inference"].items() if k != "batch"}
+    notes = notes + ["search space: the task's parallel plan (and serving batch) and the system's GPU "
+                     "count are dropped (the search explores them); the system's per-GPU and per-node "
+                     "figures are kept."]
     return fixed, notes
 
 

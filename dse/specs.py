@@ -131,8 +131,10 @@ class DLRMTransformerSpec(Spec):
 
 class DLRMSpec(Spec):
     """A deep learning recommendation model: bottom MLP over dense features, embedding tables,
-    feature interaction (dot or DCN-v2 cross layers), top MLP (schema of
-    ``../shared/validation/DLRM_VIT.md``), with MAD-Max's MoE and Transformer variants."""
+    feature interaction (dot, DCN-v2 cross layers, or ``concat``: none, the top MLP takes its
+    own first width as MAD-Max's DLRM models do), top MLP (schema of
+    ``../shared/validation/DLRM_VIT.md``), with MAD-Max's MoE and Transformer variants.
+    ``tables`` is a list, or ``{count, rows, dim, pooling}`` for ``count`` identical tables."""
 
     name: str = "dlrm"
     family: Literal["dlrm"]
@@ -140,11 +142,23 @@ class DLRMSpec(Spec):
     tables: Annotated[list[TableSpec], Field(min_length=1)]
     bottom_mlp: Annotated[list[PositiveInt], Field(min_length=1)]
     top_mlp: Annotated[list[PositiveInt], Field(min_length=1)]
-    interaction: Literal["dot", "dcnv2"] = "dot"
+    interaction: Literal["dot", "dcnv2", "concat"] = "dot"
     cross_layers: NonNegInt = 0
     cross_rank: PositiveInt | None = None
     moe: DLRMMoESpec | None = None
     transformer: DLRMTransformerSpec | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _compact_tables(cls, data: Any) -> Any:
+        # ``tables: {count: 4096, rows: ..., dim: ..., pooling: ...}``: that many identical tables
+        if isinstance(data, dict) and isinstance(data.get("tables"), dict) and "count" in data["tables"]:
+            spec = dict(data["tables"])
+            count = spec.pop("count")
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ValueError(f"tables.count must be a positive integer (given {count!r})")
+            data = {**data, "tables": [spec] * count}
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> "DLRMSpec":

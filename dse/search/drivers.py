@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
 import pandas as pd
 
-from .evaluation import apply_constraints, best_row, objective_values, score_point
+from .evaluation import best_row, objective_values, score_configs, score_point, trial_plan
 from .space import SearchSpace
 
 #: The constraint every trial reports (<= 0 means feasible).
@@ -272,8 +271,7 @@ def _tell(study, trial, space: SearchSpace, df: pd.DataFrame) -> tuple[list[floa
     values = objective_values(row, space)
     trial.set_constraint(CONSTRAINT, excess)
     # the trial's best plan, as one attribute (each attribute is one storage write)
-    attrs = {"plan": {key: float(row[key]) for key in
-             ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch")}}
+    attrs = {"plan": trial_plan(row, space)}
     trial.set_user_attr("plan", attrs["plan"])
     study.tell(trial, values)
     return values, excess <= 0, (values, excess, attrs)
@@ -384,7 +382,7 @@ class OptunaDriver:
                     rows.append((trial.number, gpus, knobs, position))
                 frame = score_plan_positions(space, rows)
                 write_shard(ctx, frame, f"trials-{trials[0].number:06d}-{trials[-1].number:06d}")
-                by_trial = dict(tuple(frame.groupby("trial", sort=False))) if "tp" in frame else {}
+                by_trial = dict(tuple(frame.groupby("trial", sort=False))) if "num_gpus" in frame else {}
                 for trial in trials:
                     one = by_trial.get(trial.number, pd.DataFrame())
                     values, feasible, _ = _tell(study, trial, space, one)
@@ -407,37 +405,13 @@ def score_plan_positions(space: SearchSpace, rows: list[tuple[int, int, dict[str
     ``rows`` holds (trial number, GPU count, hardware knobs, plan position); the result has one
     row per trial whose GPU count has a valid plan.
     """
-    from .evaluation import INPUT_COLUMNS, PLAN_COLUMNS, _grid
-    from .space import hardware_columns
-    from ..costmodel import evaluate_training
+    from .evaluation import _grid
 
-    frames = []
+    picked = []
     for number, gpus, knobs, position in rows:
         grid = _grid(space, gpus)
-        index = plan_index(position, len(grid["tp"]))
-        if index < 0:
-            continue
-        base = dict(space.base_columns(gpus))
-        base.update({k: float(v[index]) for k, v in grid.items()})
-        base = hardware_columns(base, knobs)
-        frames.append((number, knobs, base))
-    if not frames:
-        return pd.DataFrame({"trial": [r[0] for r in rows]})
-    names = list(frames[0][2])
-    batch = {k: np.array([f[2][k] for f in frames], dtype=np.float64) for k in names}
-    metrics = evaluate_training(batch)
-    data: dict[str, Any] = {"trial": np.array([f[0] for f in frames], dtype=np.int64)}
-    for name in PLAN_COLUMNS + INPUT_COLUMNS:
-        data[name] = batch[name]
-    for knob in space.knobs:
-        data[f"hw.{knob}"] = np.array([f[1][knob] for f in frames])
-    data.update(metrics)
-    df = pd.DataFrame(data)
-    df["infeasible_mask"] = df["infeasible_mask"].astype(np.int64)
-    df["feasible"] = apply_constraints(df, space)
-    if space.spec.train_tokens:
-        df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
-    return df
+        picked.append((number, gpus, knobs, grid, plan_index(position, len(grid["num_gpus"]))))
+    return score_configs(space, picked)
 
 
 def trial_point(params: dict[str, Any], space: SearchSpace) -> tuple[int, tuple]:

@@ -57,6 +57,9 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     """
     from ..api import RECOMPUTE_CODE
 
+    if space.kind != "llm_train":
+        raise ValueError(f"software_grid enumerates LLM training plans; this space is {space.kind} "
+                         "(use plan_grid)")
     n_gpus = int(num_gpus)
     if n_gpus < 1 or n_gpus != num_gpus:
         raise single("num_gpus", "must be a positive integer", num_gpus, space.source_path)
@@ -121,6 +124,116 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     return {k: rows[k][order].astype(np.float64) for k in SOFTWARE_COLUMNS}
 
 
+#: Columns of :func:`serving_grid` (LLM serving plans), in sort order.
+SERVING_COLUMNS = ("tp", "pp", "dp", "ep", "batch", "num_gpus")
+#: Columns of :func:`dlrm_grid` (DLRM plans), in sort order.
+DLRM_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microbatch", "global_batch", "num_gpus")
+
+
+def _check_gpus(space: SearchSpace, num_gpus: int) -> int:
+    n_gpus = int(num_gpus)
+    if n_gpus < 1 or n_gpus != num_gpus:
+        raise single("num_gpus", "must be a positive integer", num_gpus, space.source_path)
+    return n_gpus
+
+
+def _finish(rows: dict[str, np.ndarray], n_gpus: int, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
+    n = len(next(iter(rows.values())))
+    rows["num_gpus"] = np.full(n, n_gpus, dtype=np.int64)
+    order = np.lexsort([rows[k] for k in reversed(columns)])
+    return {k: np.asarray(rows[k])[order].astype(np.float64) for k in columns}
+
+
+def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
+    """Every valid LLM serving plan of ``space`` on ``num_gpus`` GPUs (kind llm_inference).
+
+    Columns :data:`SERVING_COLUMNS` as float64 arrays: tp, pp, dp = num_gpus / (tp*pp) replicas,
+    ep, batch (sequences in flight per replica; 0 = auto, the cost model picks the
+    throughput-maximising batch that fits) and num_gpus. Kept (the checks of
+    :func:`dse.costmodel.inference.evaluate_inference`): heads and ffn_hidden divisible by tp,
+    kv_heads divisible by tp or a multiple of it, layers by pp, tp*pp dividing num_gpus; MoE:
+    experts and tp*dp divisible by ep, ep dividing tp or a multiple of it, expert_ffn_hidden by
+    max(tp/ep, 1); dense: ep = 1. Memory is left to the cost model.
+    """
+    n_gpus = _check_gpus(space, num_gpus)
+    par = space.spec.parallel
+    m = space.base.model
+    tps = [t for t in sorted(set(par.tp))
+           if m.heads % t == 0 and (m.kv % t == 0 or t % m.kv == 0) and m.ffn_hidden % t == 0]
+    pps = [p for p in sorted(set(par.pp)) if m.layers % p == 0 and n_gpus % p == 0]
+    rows: dict[str, np.ndarray] = {"tp": np.asarray(tps, dtype=np.int64)}
+    rows = _cross(rows, "pp", pps)
+    rows = _keep(rows, n_gpus % (rows["tp"] * rows["pp"]) == 0)
+    rows["dp"] = n_gpus // (rows["tp"] * rows["pp"])
+    if m.moe is None:
+        rows = _cross(rows, "ep", [e for e in sorted(set(par.ep)) if e == 1])
+    else:
+        rows = _cross(rows, "ep", [e for e in sorted(set(par.ep)) if m.moe.experts % e == 0])
+        tp, ep = rows["tp"], rows["ep"]
+        etp = np.maximum(tp // ep, 1)
+        ok = ((tp * rows["dp"]) % ep == 0) & (np.maximum(tp, ep) % np.minimum(tp, ep) == 0)
+        ok &= m.moe.expert_ffn_hidden % etp == 0
+        rows = _keep(rows, ok)
+    rows = _cross(rows, "batch", par.batches())
+    return _finish(rows, n_gpus, SERVING_COLUMNS)
+
+
+def dlrm_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
+    """Every valid DLRM plan of ``space`` on ``num_gpus`` GPUs (kinds dlrm_train, dlrm_inference).
+
+    Columns :data:`DLRM_COLUMNS` as float64 arrays: emb_sharding (code of
+    :data:`dse.costmodel.dlrm.SHARDING`), emb_planner (0 cost-balanced, 1 memory-balanced; only
+    the first listed planner for shardings the planner does not place), tp (dense layers; it
+    divides num_gpus), dp = num_gpus / tp, zero (0 or 3), microbatch (samples per GPU) and
+    global_batch = microbatch * num_gpus (with ``global_batch.samples`` only the listed ones, so
+    microbatch = samples / num_gpus must be whole), num_gpus. Hierarchical shardings (table_row,
+    hier_auto) need whole nodes: num_gpus a multiple of the GPUs per node.
+    """
+    from ..costmodel.dlrm import PLANNED, SHARDING
+    from ..workloads.dlrm import scenario_columns
+
+    from .space import EMB_PLANNERS
+
+    n_gpus = _check_gpus(space, num_gpus)
+    par = space.spec.parallel
+    gpn = int(scenario_columns(space.scenario(n_gpus))["gpus_per_node"])
+    shardings = sorted(SHARDING[s] for s in set(par.emb_sharding)
+                       if s not in ("table_row", "hier_auto") or n_gpus % gpn == 0)
+    planners = [EMB_PLANNERS[p] for p in dict.fromkeys(par.emb_planner)]
+    rows: dict[str, np.ndarray] = {"emb_sharding": np.asarray(shardings, dtype=np.int64)}
+    rows = _cross(rows, "emb_planner", sorted(planners))
+    rows = _keep(rows, np.isin(rows["emb_sharding"], PLANNED) | (rows["emb_planner"] == planners[0]))
+    rows = _cross(rows, "tp", [t for t in sorted(set(par.tp)) if n_gpus % t == 0])
+    rows["dp"] = n_gpus // rows["tp"]
+    rows = _cross(rows, "zero", sorted(set(par.zero)))
+    batches = space.global_batches()
+    if par.microbatch is not None:
+        rows = _cross(rows, "microbatch", sorted(set(par.microbatch)))
+        rows["global_batch"] = rows["microbatch"] * n_gpus
+        if batches:
+            rows = _keep(rows, np.isin(rows["global_batch"], batches))
+    else:
+        micro = sorted(b // n_gpus for b in batches if b % n_gpus == 0)
+        rows = _cross(rows, "microbatch", micro)
+        rows["global_batch"] = rows["microbatch"] * n_gpus
+    return _finish(rows, n_gpus, DLRM_COLUMNS)
+
+
+#: Kind of run -> its grid builder (space, num_gpus) -> plan columns.
+GRID_BUILDERS = {
+    "llm_train": software_grid,
+    "llm_inference": serving_grid,
+    "dlrm_train": dlrm_grid,
+    "dlrm_inference": dlrm_grid,
+}
+
+
+def plan_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
+    """Every valid plan of ``space`` on ``num_gpus`` GPUs, whatever its kind of run
+    (:data:`GRID_BUILDERS`)."""
+    return GRID_BUILDERS[space.kind](space, num_gpus)
+
+
 def hardware_grid(space: SearchSpace) -> dict[str, np.ndarray]:
     """The cartesian product of the hardware knobs' values, knob name -> float64 array (in the
     knob's own unit, see :data:`dse.search.space.KNOBS`), all of one length; row-major in the
@@ -156,7 +269,7 @@ def space_size(space: SearchSpace) -> dict[str, Any]:
     ``step``) and ``total`` (software_total * hardware_points; when hardware_points is None,
     the configurations per hardware point, i.e. software_total).
     """
-    software = {n: int(len(software_grid(space, n)["tp"])) for n in space.gpu_counts()}
+    software = {n: int(len(plan_grid(space, n)["num_gpus"])) for n in space.gpu_counts()}
     total_sw = int(sum(software.values()))
     knobs = space.knobs
     if all(k.is_gridable for k in knobs.values()):

@@ -1,20 +1,26 @@
-"""Score hardware points: every valid software configuration of one point in one vectorized call.
+"""Score hardware points: every valid plan of one point in one vectorized call.
 
 This is the unit of work that search drivers hand to joblib workers. It must stay cheap to
 ship: a task is (space, GPU count, knob values), and the result is one DataFrame of scored
 configurations plus a one-row summary of the best of them.
+
+Each searchable kind of run (``SearchSpace.kind``) has a :class:`Workload` in :data:`WORKLOADS`:
+its fixed cost-model columns, its cost model and its plan columns; its plan grid is built by
+:data:`dse.search.enumerate.GRID_BUILDERS`. Everything below dispatches through them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..costmodel import evaluate_training
-from .enumerate import software_grid
-from .space import SearchSpace, hardware_columns
+from .enumerate import plan_grid
+from .space import METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
 PLAN_COLUMNS = (
     "num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch",
@@ -24,17 +30,139 @@ PLAN_COLUMNS = (
 INPUT_COLUMNS = ("hbm_bytes", "peak_flops", "nvlink_bw", "scaleout_bw", "nvlink_domain", "seq_len")
 
 
+# --------------------------------------------------------------------------- kinds of run
+@dataclass(frozen=True)
+class Workload:
+    """How one kind of run is searched: its fixed cost-model columns at a GPU count (``base``),
+    its cost model over a dict of columns (``evaluate``: one vectorized call, returns the metric
+    arrays), the plan columns of its results and the input columns kept beside them."""
+
+    base: Callable[[SearchSpace, int], dict[str, float]]
+    evaluate: Callable[[SearchSpace, dict[str, Any]], dict[str, np.ndarray]]
+    plan: tuple[str, ...]
+    inputs: tuple[str, ...]
+
+
+def _training_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
+    from ..api import scenario_columns
+
+    return scenario_columns(space.scenario(num_gpus))
+
+
+def _training_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
+    return evaluate_training({k: v for k, v in cols.items() if k != KNOBS_KEY})
+
+
+def _serving_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
+    from ..workloads.inference import inference_columns
+
+    return inference_columns(space.scenario(num_gpus))
+
+
+def _serving_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
+    """:func:`dse.costmodel.inference.evaluate_inference`; ``batch`` becomes the batch run (the
+    cost model's choice where the plan said 0 = auto), ``batch_auto`` says which were chosen."""
+    from ..costmodel.inference import evaluate_inference
+
+    metrics = evaluate_inference({k: v for k, v in cols.items() if k != KNOBS_KEY})
+    auto = (np.asarray(cols["batch"], dtype=np.float64) == 0).astype(np.float64)
+    metrics["batch_auto"] = np.broadcast_to(auto, metrics["batch"].shape).copy()
+    return metrics
+
+
+def _dlrm_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
+    from ..workloads.dlrm import scenario_columns
+
+    return scenario_columns(space.scenario(num_gpus), "table")
+
+
+_DLRM_MODELS: dict[str, dict] = {}
+
+
+def _dlrm_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
+    """:func:`dse.costmodel.dlrm.evaluate_dlrm` over the plans; the embedding storage follows the
+    sharding as in :func:`dse.workloads.dlrm.scenario_columns` (FP16 for HugeCTR's shardings under
+    16-bit activations), ``gpus_per_node`` follows a gpus_per_node knob."""
+    from ..costmodel import dlrm as cm
+    from ..workloads.dlrm import HUGECTR_SHARDINGS, model_constants
+
+    key = space_key(space)
+    if key not in _DLRM_MODELS:
+        _DLRM_MODELS.clear()
+        _DLRM_MODELS[key] = model_constants(space.base.model)
+    c = {k: v for k, v in cols.items() if k in cm.COLUMNS}
+    hugectr = np.isin(np.round(np.asarray(c["emb_sharding"], dtype=np.float64)),
+                      [cm.SHARDING[s] for s in HUGECTR_SHARDINGS])
+    c["emb_bytes"] = np.where(hugectr & (np.asarray(c["act_bytes"]) == 2.0), 2.0, 4.0)
+    if "gpus_per_node" in cols.get(KNOBS_KEY, ()):
+        c["gpus_per_node"] = np.minimum(np.asarray(cols["nvlink_domain"], dtype=np.float64),
+                                        np.asarray(c["num_gpus"], dtype=np.float64))
+    metrics = cm.evaluate_dlrm(_DLRM_MODELS[key], c)
+    # the parts the breakdown figure stacks (they add up to the iteration, as in
+    # dse.workloads.dlrm): compute = everything on the compute stream, embeddings included
+    metrics["exposed_tp_s"] = metrics["time_tp_s"]
+    metrics["exposed_ep_s"] = metrics["time_moe_a2a_s"]
+    metrics["time_compute_s"] = np.maximum(
+        metrics["iteration_time_s"] - metrics["exposed_tp_s"] - metrics["exposed_ep_s"] - metrics["exposed_a2a_s"]
+        - metrics["exposed_dp_s"] - metrics["exposed_emb_allreduce_s"] - metrics["time_overlap_slowdown_s"]
+        - metrics["time_overhead_s"], 0.0)
+    return metrics
+
+
+#: Key of the column dict holding the names of the knobs applied (not a cost-model column).
+KNOBS_KEY = "__knobs__"
+
+#: Kind of run -> how it is searched. The grid builders are :data:`dse.search.enumerate.GRID_BUILDERS`.
+WORKLOADS: dict[str, Workload] = {
+    "llm_train": Workload(_training_base, _training_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
+    "llm_inference": Workload(
+        _serving_base, _serving_evaluate, ("num_gpus", "tp", "pp", "dp", "ep", "batch"),
+        ("hbm_bytes", "peak_flops", "nvlink_bw", "scaleout_bw", "nvlink_domain", "input_len", "output_len")),
+    "dlrm_train": Workload(
+        _dlrm_base, _dlrm_evaluate,
+        ("num_gpus", "emb_sharding", "emb_planner", "tp", "dp", "zero", "microbatch", "global_batch"),
+        ("hbm_bytes", "peak_flops", "nvlink_bw", "scaleout_bw", "nvlink_domain", "gpus_per_node")),
+}
+WORKLOADS["dlrm_inference"] = WORKLOADS["dlrm_train"]
+
+
+def workload(space: SearchSpace) -> Workload:
+    """How the space's kind of run is searched."""
+    return WORKLOADS[space.kind]
+
+
+def plan_columns(space: SearchSpace) -> tuple[str, ...]:
+    """The plan columns of the space's results (num_gpus first)."""
+    return workload(space).plan
+
+
+def trial_plan(row: pd.Series, space: SearchSpace) -> dict[str, float]:
+    """The plan of one scored configuration (without num_gpus), as plain floats."""
+    return {key: float(row[key]) for key in plan_columns(space) if key != "num_gpus"}
+
+
 _GRIDS: dict[tuple[str, int], dict[str, np.ndarray]] = {}
+_BASES: dict[tuple[str, int], dict[str, float]] = {}
 
 
 def _grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
-    """The software grid of a GPU count, cached per process (workers keep theirs across tasks)."""
+    """The plan grid of a GPU count, cached per process (workers keep theirs across tasks)."""
     key = (space_key(space), num_gpus)
     if key not in _GRIDS:
         if len(_GRIDS) > 64:
             _GRIDS.clear()
-        _GRIDS[key] = software_grid(space, num_gpus)
+        _GRIDS[key] = plan_grid(space, num_gpus)
     return _GRIDS[key]
+
+
+def _base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
+    """The fixed cost-model columns at a GPU count, cached per process."""
+    key = (space_key(space), num_gpus)
+    if key not in _BASES:
+        if len(_BASES) > 256:
+            _BASES.clear()
+        _BASES[key] = workload(space).base(space, num_gpus)
+    return _BASES[key]
 
 
 def space_key(space: SearchSpace) -> str:
@@ -50,24 +178,16 @@ def _objective_value(df: pd.DataFrame, metric: str, train_tokens: float | None) 
     return df[metric]
 
 
-def score_point(space: SearchSpace, num_gpus: int, knobs: dict[str, float], trial: int = -1) -> pd.DataFrame:
-    """All valid software configurations of one hardware point, scored.
-
-    Returns one row per configuration: the plan, the knob values (``hw.<knob>``), every
-    cost-model metric, ``feasible`` (cost model and the space's constraints) and ``trial``.
-    """
-    grid = _grid(space, int(num_gpus))
-    cols: dict[str, Any] = dict(space.base_columns(int(num_gpus)))
-    cols.update(grid)
-    cols = hardware_columns(cols, knobs)
-    n = len(grid["tp"])
-    metrics = evaluate_training(cols) if n else {}
-    data: dict[str, Any] = {"trial": np.full(n, trial, dtype=np.int64)}
-    for name in PLAN_COLUMNS:
+def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], trial: Any, n: int) -> pd.DataFrame:
+    """Score ``n`` configurations given as cost-model columns in one call; the results table."""
+    w = workload(space)
+    metrics = w.evaluate(space, cols) if n else {}
+    data: dict[str, Any] = {"trial": np.broadcast_to(np.asarray(trial, dtype=np.int64), (n,))}
+    for name in w.plan:
         data[name] = np.broadcast_to(np.asarray(cols[name], dtype=np.float64), (n,))
     for name, value in knobs.items():
-        data[f"hw.{name}"] = np.full(n, float(value))
-    for name in INPUT_COLUMNS:
+        data[f"hw.{name}"] = np.broadcast_to(np.asarray(value, dtype=np.float64), (n,))
+    for name in w.inputs:
         data[name] = np.broadcast_to(np.asarray(cols[name], dtype=np.float64), (n,))
     data.update(metrics)
     df = pd.DataFrame(data)
@@ -80,17 +200,60 @@ def score_point(space: SearchSpace, num_gpus: int, knobs: dict[str, float], tria
     return df
 
 
+def score_point(space: SearchSpace, num_gpus: int, knobs: dict[str, float], trial: int = -1) -> pd.DataFrame:
+    """All valid plans of one hardware point, scored in one cost-model call.
+
+    Returns one row per configuration: the plan (:func:`plan_columns`), the knob values
+    (``hw.<knob>``), every cost-model metric, ``feasible`` (cost model and the space's
+    constraints) and ``trial``.
+    """
+    grid = _grid(space, int(num_gpus))
+    cols: dict[str, Any] = dict(_base(space, int(num_gpus)))
+    cols.update(grid)
+    cols = hardware_columns(cols, knobs)
+    cols[KNOBS_KEY] = tuple(knobs)
+    n = len(grid["num_gpus"])
+    return _frame(space, cols, {k: float(v) for k, v in knobs.items()}, trial, n)
+
+
+def score_configs(space: SearchSpace, rows: list[tuple[int, int, dict[str, float], dict[str, np.ndarray], int]]
+                  ) -> pd.DataFrame:
+    """One configuration per trial, every trial in one cost-model call (the pure Optuna mode).
+
+    ``rows`` holds (trial number, num_gpus, knobs, plan grid of that GPU count, index of the
+    plan in it; -1 when the grid is empty). Trials without a plan get no row.
+    """
+    picked = []
+    for number, gpus, knobs, grid, index in rows:
+        if index < 0:
+            continue
+        cols = dict(_base(space, gpus))
+        cols.update({k: float(v[index]) for k, v in grid.items()})
+        picked.append((number, knobs, hardware_columns(cols, knobs)))
+    if not picked:
+        return pd.DataFrame({"trial": [r[0] for r in rows]})
+    names = list(picked[0][2])
+    batch: dict[str, Any] = {k: np.array([p[2][k] for p in picked], dtype=np.float64) for k in names}
+    batch[KNOBS_KEY] = tuple(space.knobs)
+    knobs = {k: np.array([p[1][k] for p in picked], dtype=np.float64) for k in space.knobs}
+    return _frame(space, batch, knobs, np.array([p[0] for p in picked], dtype=np.int64), len(picked))
+
+
 def apply_constraints(df: pd.DataFrame, space: SearchSpace) -> np.ndarray:
-    """The cost model's feasibility and the space's constraints (memory fraction, minimum
-    throughput), as one boolean array."""
+    """The cost model's feasibility and the space's constraints (memory fraction, and the metric
+    bounds of :data:`dse.search.space.METRIC_CONSTRAINTS` that apply to the kind), as one
+    boolean array."""
     feasible = df["feasible"].to_numpy() > 0
     c = space.spec.constraints
     fraction = getattr(c, "max_memory_fraction", None)
     if fraction is not None:
         feasible &= df["memory_per_gpu_bytes"].to_numpy() <= fraction * df["hbm_bytes"].to_numpy()
-    min_tps = getattr(c, "min_tokens_per_s", None)
-    if min_tps:
-        feasible &= df["tokens_per_s"].to_numpy() >= min_tps
+    for name, (metric, bound, _) in METRIC_CONSTRAINTS.items():
+        limit = getattr(c, name, None)
+        if not limit or metric not in df:  # unset (or 0 for a lower bound), or not this kind's metric
+            continue
+        values = df[metric].to_numpy()
+        feasible &= values >= limit if bound == "min" else values <= limit
     return feasible
 
 

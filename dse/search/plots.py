@@ -58,7 +58,13 @@ RC = {
 METRICS: dict[str, tuple[str, str, float]] = {
     "tokens_per_s": ("throughput", "tokens/s", 1.0),
     "tokens_per_s_per_gpu": ("throughput per GPU", "tokens/s", 1.0),
-    "samples_per_s": ("throughput", "sequences/s", 1.0),
+    "samples_per_s": ("throughput", "samples/s", 1.0),
+    "samples_per_s_per_gpu": ("throughput per GPU", "samples/s", 1.0),
+    "requests_per_s": ("throughput", "requests/s", 1.0),
+    "itl_ms": ("time per output token", "ms", 1.0),
+    "ttft_ms": ("time to first token", "ms", 1.0),
+    "cost_per_msample_usd": ("cost", "USD per million samples", 1.0),
+    "energy_per_sample_j": ("energy", "J/sample", 1.0),
     "num_gpus": ("GPUs", "", 1.0),
     "mfu": ("MFU", "%", 100.0),
     "hfu": ("HFU", "%", 100.0),
@@ -89,10 +95,16 @@ TIME_PARTS = (
     ("exposed FSDP", "exposed_fsdp_s", OKABE_ITO["green"], None),
     ("exposed PP", "exposed_pp_s", OKABE_ITO["yellow"], None),
     ("exposed DP", "exposed_dp_s", OKABE_ITO["vermillion"], None),
+    ("exposed emb. all-to-all", "exposed_a2a_s", OKABE_ITO["grey"], None),
+    ("exposed emb. all-reduce", "exposed_emb_allreduce_s", OKABE_ITO["black"], None),
+    ("overhead", "time_overhead_s", "#E8E8E8", None),
     ("overlap slowdown", "time_overlap_slowdown_s", "#FFFFFF", "////"),
 )
 MEMORY_PARTS = (
+    ("embedding tables", "memory_embeddings_bytes", OKABE_ITO["vermillion"]),
+    ("embedding optimizer", "memory_emb_optimizer_bytes", OKABE_ITO["yellow"]),
     ("weights", "memory_weights_bytes", OKABE_ITO["blue"]),
+    ("KV cache", "memory_kv_cache_bytes", OKABE_ITO["black"]),
     ("gradients", "memory_grads_bytes", OKABE_ITO["sky"]),
     ("optimizer", "memory_optimizer_bytes", OKABE_ITO["green"]),
     ("activations", "memory_activations_bytes", OKABE_ITO["orange"]),
@@ -289,6 +301,12 @@ def _plan_text(row: pd.Series) -> str:
         return float(row[c]) if c in row.index and pd.notna(row[c]) else math.nan
 
     parts = [f"{v('num_gpus'):g} GPUs:"]
+    if math.isfinite(v("emb_sharding")):
+        from .results import PLANNER_NAMES, SHARDING_NAMES
+
+        parts.append(f"emb {SHARDING_NAMES.get(int(v('emb_sharding')), '?')}"
+                     + (f"/{PLANNER_NAMES.get(int(v('emb_planner')), '?')}"
+                        if math.isfinite(v("emb_planner")) and int(v("emb_sharding")) in (0, 2, 3, 5, 6) else ""))
     for c in ("tp", "pp", "dp", "cp", "ep", "vpp"):
         if math.isfinite(v(c)) and (v(c) != 1 or c in ("tp", "pp", "dp")):
             parts.append(f"{c}{v(c):g}")
@@ -298,10 +316,12 @@ def _plan_text(row: pd.Series) -> str:
         parts.append("sp")
     if v("recompute") > 0:
         parts.append({1: "sel. recompute", 2: "full recompute"}.get(int(v("recompute")), "recompute"))
+    if math.isfinite(v("batch")):
+        parts.append(f"batch {v('batch'):g}" + (" (auto)" if v("batch_auto") > 0 else ""))
     if math.isfinite(v("microbatch")):
         parts.append(f"mb{v('microbatch'):g}")
     if math.isfinite(v("global_batch")):
-        parts.append(f"gb{v('global_batch'):g}")
+        parts.append(f"gb{v('global_batch'):.0f}")
     text = " ".join(parts)
     hw = []
     for c in row.index:
@@ -379,7 +399,7 @@ def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = No
 
 # --------------------------------------------------------------------------------- everything
 def _needed_columns(objectives: Sequence[tuple[str, str]]) -> list[str]:
-    cols = ["trial", "feasible", "tokens_per_s", "iteration_time_s", "hbm_bytes", *PLAN_COLUMNS, "hw.*"]
+    cols = ["trial", "feasible", "tokens_per_s", "iteration_time_s", "hbm_bytes", "batch_auto", *PLAN_COLUMNS, "hw.*"]
     cols += [c for _, c, _, _ in TIME_PARTS] + [c for _, c, _ in MEMORY_PARTS]
     cols += [m for m, _ in objectives]
     return cols

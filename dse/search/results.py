@@ -32,18 +32,24 @@ MANIFEST = "manifest.json"
 
 #: Used when a folder has no manifest (yet) or its manifest names no objectives.
 DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num_gpus", "minimize")]
-#: The parallel plan of a configuration, in display order.
-PLAN_COLUMNS = ("num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch",
-                "global_batch")
+#: The parallel plan of a configuration, in display order (every kind of run: a table holds
+#: those of its kind; ``batch`` is the serving batch in flight, ``emb_*`` the DLRM embedding plan).
+PLAN_COLUMNS = ("num_gpus", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp",
+                "recompute", "batch", "microbatch", "global_batch")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).
 ID_COLUMNS = ("trial",)
 #: Metrics in the JSON records of ``dse show`` (those present).
 RECORD_METRICS = (
     "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "hfu",
     "model_tflops_per_gpu", "memory_per_gpu_bytes", "hbm_bytes", "exposed_comm_s", "cost_per_mtok_usd",
-    "energy_per_token_j", "time_to_train_s",
+    "energy_per_token_j", "time_to_train_s", "itl_ms", "ttft_ms", "requests_per_s", "batch_auto",
+    "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j",
 )
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
+#: DLRM embedding sharding codes (dse.costmodel.dlrm.SHARDING) and table planners.
+SHARDING_NAMES = {0: "table", 1: "row", 2: "column", 3: "table_row", 4: "hybrid", 5: "auto", 6: "hier_auto",
+                  7: "data_parallel"}
+PLANNER_NAMES = {0: "cost", 1: "memory"}
 GIB = 2.0**30
 
 
@@ -274,6 +280,10 @@ def _plain(name: str, value: Any) -> Any:
         return bool(float(value) > 0)
     if name == "recompute":
         return RECOMPUTE_NAMES.get(int(round(float(value))), float(value))
+    if name == "emb_sharding":
+        return SHARDING_NAMES.get(int(round(float(value))), float(value))
+    if name == "emb_planner":
+        return PLANNER_NAMES.get(int(round(float(value))), float(value))
     if isinstance(value, (np.integer, int)):
         return int(value)
     if isinstance(value, (np.floating, float)):
@@ -363,7 +373,8 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
 
     hw = hw_columns(top)
     cols: list[tuple[str, str, Any]] = [("#", "", None)]
-    short = {"num_gpus": "GPUs", "recompute": "recomp", "microbatch": "mb", "global_batch": "gbs"}
+    short = {"num_gpus": "GPUs", "recompute": "recomp", "microbatch": "mb", "global_batch": "gbs",
+             "emb_sharding": "sharding", "emb_planner": "planner"}
     for c in PLAN_COLUMNS:
         if c in top.columns:
             cols.append((short.get(c, c), c, None))
@@ -372,6 +383,9 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     metric_cols = [
         ("tokens/s", "tokens_per_s", lambda x: _fmt(x)),
         ("tokens/s/GPU", "tokens_per_s_per_gpu", lambda x: _fmt(x)),
+        ("ITL ms", "itl_ms", lambda x: f"{x:.3g}"),
+        ("samples/s", "samples_per_s" if "tokens_per_s" not in top.columns else "", lambda x: _fmt(x)),
+        ("samples/s/GPU", "samples_per_s_per_gpu", lambda x: _fmt(x)),
         ("MFU %", "mfu", lambda x: f"{100 * x:.1f}"),
         ("mem GiB", "memory_per_gpu_bytes", lambda x: f"{x / GIB:.1f}"),
     ]
@@ -387,7 +401,8 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     table = Table(title=f"Top {len(top)} feasible configurations ({first})",
                   title_justify="left", box=None, padding=(0, 1))
     for header, _, _ in cols:
-        table.add_column(header, justify="left" if header in ("recomp", "sp") else "right", no_wrap=True)
+        table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner") else "right",
+                         no_wrap=True)
     for rank, (_, row) in enumerate(top.iterrows(), start=1):
         cells = [str(rank)]
         for _, c, f in cols[1:]:

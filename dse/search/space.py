@@ -10,6 +10,14 @@ A search space (YAML or JSON; ``search_spaces/`` ships documented examples) hold
 * ``hardware``: optional hardware knobs, discrete (``values``) or continuous (``low``/``high``);
 * ``train_tokens``, ``objectives``, ``constraints`` and ``search`` settings.
 
+The kind of run (:attr:`dse.specs.Scenario.kind`) picks the schema (:data:`SPEC_BY_KIND`): LLM
+training (above), LLM serving (``workload: inference`` with ``scenario.inference``; ``parallel``
+holds tp, pp, ep and ``batch``, there is no global batch) and DLRM training or inference
+(``parallel`` holds emb_sharding, emb_planner, tp, zero, microbatch; ``global_batch`` is in
+``samples``). Objectives name the metrics of that kind's cost model (:data:`METRICS_BY_KIND`);
+constraints on another kind's metrics are errors. ``madmax: {model, system, task}`` (MAD-Max JSON
+files relative to the space file) may stand in for ``scenario``.
+
 Validation is as strict as for scenarios (:mod:`dse.specs`): unknown keys anywhere, a number
 given as a string (PyYAML reads ``1e-3`` and ``1.0e12`` as strings: write ``1.0e-3`` and
 ``1.0e+12``), NaN/inf, empty lists and non-positive degrees are errors. Every problem is
@@ -76,10 +84,38 @@ OBJECTIVE_METRICS = (
     "memory_per_gpu_bytes",
 )
 DEFAULT_OBJECTIVES = (("tokens_per_s", "maximize"), ("num_gpus", "minimize"))
+#: Metrics a serving (llm_inference) objective may name: outputs of
+#: :func:`dse.costmodel.inference.evaluate_inference` (``tokens_per_s*`` count output tokens,
+#: ``itl_ms`` is the time per output token, ``ttft_ms`` the time to first token) and num_gpus.
+SERVING_METRICS = (
+    "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "itl_ms", "ttft_ms", "mfu", "num_gpus",
+    "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "memory_per_gpu_bytes",
+)
+#: Metrics a DLRM objective may name: outputs of :func:`dse.costmodel.dlrm.evaluate_dlrm`, num_gpus.
+DLRM_METRICS = (
+    "samples_per_s", "samples_per_s_per_gpu", "iteration_time_s", "mfu", "num_gpus",
+    "cost_per_msample_usd", "energy_per_sample_j", "memory_per_gpu_bytes",
+)
+#: Searchable kinds of run (``Scenario.kind``) -> the metrics their objectives may name.
+METRICS_BY_KIND = {
+    "llm_train": OBJECTIVE_METRICS,
+    "llm_inference": SERVING_METRICS,
+    "dlrm_train": DLRM_METRICS,
+    "dlrm_inference": DLRM_METRICS,
+}
+SEARCHABLE_KINDS = tuple(METRICS_BY_KIND)
+ALL_METRICS = tuple(dict.fromkeys(m for ms in METRICS_BY_KIND.values() for m in ms))
+#: Constraints (besides max_gpus and max_memory_fraction, which every kind takes) -> the metric
+#: they bound, whether it is a lower (``min``) or upper (``max``) bound, and the kinds they apply to.
+METRIC_CONSTRAINTS = {
+    "min_tokens_per_s": ("tokens_per_s", "min", ("llm_train", "llm_inference")),
+    "max_itl_ms": ("itl_ms", "max", ("llm_inference",)),
+    "max_ttft_ms": ("ttft_ms", "max", ("llm_inference",)),
+    "min_samples_per_s": ("samples_per_s", "min", ("dlrm_train", "dlrm_inference")),
+}
 
 #: Keys the ``scenario`` block accepts (a scenario minus ``parallel`` and ``cluster.num_gpus``).
-SCENARIO_KEYS = ("model", "precision", "workload", "cluster", "training")
-SEARCHABLE_WORKLOADS = ("train", "finetune")
+SCENARIO_KEYS = ("model", "precision", "workload", "cluster", "training", "inference")
 
 NAME_PATTERN = r"^[A-Za-z0-9._-]+$"
 
@@ -165,6 +201,70 @@ class ParallelSpace(Spec):
     sp: SpChoice = "auto"
     recompute: Annotated[list[Literal["none", "selective", "full"]], Field(min_length=1)] = ["none"]
     microbatch: Degrees = [1, 2, 4]
+
+
+BatchItem = Union[PositiveInt, Literal["auto"]]
+BatchChoice = Annotated[
+    Union[Annotated[Literal["auto"], Tag("<one>")],
+          Annotated[Annotated[list[BatchItem], Field(min_length=1)], Tag("<many>")]],
+    Discriminator(_one_or_many),
+]
+
+
+class ServingParallelSpace(Spec):
+    """Serving plans (kind llm_inference): tensor, pipeline and expert parallel degrees, and the
+    batch in flight per replica (sequences). ``dp`` (replicas) is num_gpus / (tp*pp).
+    ``batch: auto`` (or ``auto`` among the listed values) lets the cost model pick the
+    throughput-maximising batch that fits in memory (as for ``offline_max_throughput``); a listed
+    batch that does not fit is infeasible (out of memory)."""
+
+    tp: Degrees = [1, 2, 4, 8]
+    pp: Degrees = [1]
+    ep: Degrees = [1]
+    batch: BatchChoice = "auto"
+
+    def batches(self) -> list[int]:
+        """The batch candidates, ascending; 0 stands for ``auto``."""
+        values = [self.batch] if isinstance(self.batch, str) else list(self.batch)
+        return sorted({0 if v == "auto" else int(v) for v in values})
+
+
+#: Embedding sharding plans (:data:`dse.costmodel.dlrm.SHARDING`).
+EMB_SHARDINGS = ("table", "row", "column", "table_row", "hybrid", "auto", "hier_auto", "data_parallel")
+#: Embedding table placement: cost-balanced (0) or memory-balanced (1) greedy planner.
+EMB_PLANNERS = {"cost": 0, "memory": 1}
+
+
+class DLRMParallelSpace(Spec):
+    """DLRM plans (kinds dlrm_train, dlrm_inference): the embedding sharding, the table planner
+    (it matters for table, column, table_row, auto and hier_auto only), the MLPs' tensor-parallel
+    degree and ``zero`` (0: data parallel, 3: FSDP), and the samples per GPU per step
+    (``microbatch``; DLRM steps have no gradient accumulation: global batch = microbatch x GPUs)."""
+
+    emb_sharding: Annotated[list[Literal[EMB_SHARDINGS]], Field(min_length=1)] = [  # type: ignore[valid-type]
+        "table", "row", "column", "table_row", "auto", "hier_auto", "data_parallel"]
+    emb_planner: Annotated[list[Literal["cost", "memory"]], Field(min_length=1)] = ["cost"]
+    tp: Degrees = [1]
+    zero: Annotated[list[Literal[0, 3]], Field(min_length=1)] = [0]
+    microbatch: Degrees | None = None
+
+
+class SamplesBatchSpace(Spec):
+    """DLRM global batches in samples (one or a list); microbatch = samples / num_gpus."""
+
+    samples: PositiveInts
+
+    def as_list(self) -> list[int]:
+        return list(self.samples) if isinstance(self.samples, list) else [self.samples]
+
+
+class MadMaxRef(Spec):
+    """A MAD-Max (model, system, task) JSON triplet naming the fixed parts of a space (paths
+    relative to the space file)."""
+
+    model: str
+    system: str
+    task: str
 
 
 class GlobalBatchSpace(Spec):
@@ -278,23 +378,24 @@ class HardwareSpace(Spec):
 class ObjectiveSpec(Spec):
     """One objective: a metric and whether to maximize or minimize it."""
 
-    metric: Literal[
-        "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "num_gpus",
-        "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "time_to_train_s",
-        "memory_per_gpu_bytes",
-    ]
+    metric: Literal[ALL_METRICS]  # type: ignore[valid-type]  # per kind: METRICS_BY_KIND
     direction: Literal["maximize", "minimize"]
 
 
 class ConstraintsSpec(Spec):
     """Limits a configuration must meet to count as feasible (all optional).
 
-    ``max_gpus`` caps the GPU counts; ``min_tokens_per_s`` is in tokens/s;
-    ``max_memory_fraction`` is the fraction of HBM capacity a configuration may use (0-1]."""
+    ``max_gpus`` caps the GPU counts; ``min_tokens_per_s`` is in tokens/s (LLM training and
+    serving); ``max_memory_fraction`` is the fraction of HBM capacity a configuration may use
+    (0-1]. Serving only: ``max_itl_ms`` (time per output token) and ``max_ttft_ms`` (time to
+    first token), in ms. DLRM only: ``min_samples_per_s``."""
 
     max_gpus: PositiveInt | None = None
     min_tokens_per_s: NonNegFloat = 0.0
     max_memory_fraction: Annotated[float, Field(strict=True, gt=0, le=1, allow_inf_nan=False)] = 1.0
+    max_itl_ms: PositiveFloat | None = None
+    max_ttft_ms: PositiveFloat | None = None
+    min_samples_per_s: NonNegFloat | None = None
 
 
 class SearchSettings(Spec):
@@ -321,6 +422,7 @@ class SpaceSpec(Spec):
     name: Annotated[str, Field(strict=True, pattern=NAME_PATTERN)] | None = None
     description: str | None = None
     scenario: dict[str, Any]
+    madmax: MadMaxRef | None = None
     gpus: GpuCounts
     parallel: ParallelSpace = ParallelSpace()
     global_batch: GlobalBatchSpace
@@ -348,6 +450,45 @@ class SpaceSpec(Spec):
         if repeated:
             raise ValueError(f"each metric may appear once; repeated: {', '.join(repeated)}")
         return objectives
+
+
+class ServingSpaceSpec(SpaceSpec):
+    """A serving space (kind llm_inference): serving plans, no global batch."""
+
+    parallel: ServingParallelSpace = ServingParallelSpace()
+    global_batch: None = None
+    objectives: Annotated[list[ObjectiveSpec], Field(min_length=1)] = [
+        ObjectiveSpec(metric="tokens_per_s_per_gpu", direction="maximize"),
+        ObjectiveSpec(metric="itl_ms", direction="minimize"),
+    ]
+
+    @field_validator("global_batch", mode="before")
+    @classmethod
+    def _no_global_batch(cls, value: Any) -> Any:
+        if value is not None:
+            raise ValueError("a serving space has no global batch: list the batch in flight per "
+                             "replica in parallel.batch (e.g. [8, 64, auto])")
+        return value
+
+
+class DLRMSpaceSpec(SpaceSpec):
+    """A DLRM space (kinds dlrm_train, dlrm_inference): sharding plans, batches in samples."""
+
+    parallel: DLRMParallelSpace = DLRMParallelSpace()
+    global_batch: SamplesBatchSpace | None = None
+    objectives: Annotated[list[ObjectiveSpec], Field(min_length=1)] = [
+        ObjectiveSpec(metric="samples_per_s", direction="maximize"),
+        ObjectiveSpec(metric="num_gpus", direction="minimize"),
+    ]
+
+
+#: Kind of run -> the schema of its space file.
+SPEC_BY_KIND: dict[str, type[SpaceSpec]] = {
+    "llm_train": SpaceSpec,
+    "llm_inference": ServingSpaceSpec,
+    "dlrm_train": DLRMSpaceSpec,
+    "dlrm_inference": DLRMSpaceSpec,
+}
 
 
 # ------------------------------------------------------------------------------ the space
@@ -388,12 +529,22 @@ class SearchSpace:
         return [(o.metric, o.direction) for o in self.spec.objectives]
 
     @property
+    def kind(self) -> str:
+        """The kind of run searched (:attr:`dse.specs.Scenario.kind`): llm_train,
+        llm_inference, dlrm_train or dlrm_inference."""
+        return self.base.kind
+
+    @property
     def seq_len(self) -> int:
-        """Tokens per sequence of the model."""
+        """Tokens per sequence of the model (LLM spaces)."""
         return int(self.base.model.seq_len)
 
     def global_batches(self) -> list[int]:
-        """Candidate global batches in sequences, ascending (tokens // seq_len for ``tokens``)."""
+        """Candidate global batches in sequences, ascending (tokens // seq_len for ``tokens``);
+        for DLRM spaces in samples (empty when only ``parallel.microbatch`` is given)."""
+        if isinstance(self.spec, DLRMSpaceSpec):
+            gb = self.spec.global_batch
+            return sorted(set(gb.as_list())) if gb is not None else []
         return _global_batches(self.spec.global_batch, self.seq_len)
 
     @property
@@ -415,12 +566,13 @@ class SearchSpace:
         return self.base.model_copy(update={"cluster": cluster, "name": f"{self.name}-{n}gpus"})
 
     def base_columns(self, num_gpus: int) -> dict[str, float]:
-        """Cost-model columns (SI units, :data:`dse.costmodel.COLUMNS`) of the fixed parts with
-        ``num_gpus`` GPUs; the plan columns hold the default plan (overwrite them with
-        :func:`dse.search.enumerate.software_grid`)."""
-        from ..api import scenario_columns
+        """Cost-model columns (SI units) of the fixed parts with ``num_gpus`` GPUs, for the
+        space's kind of run (LLM training: :data:`dse.costmodel.COLUMNS`; serving: those plus
+        the serving columns; DLRM: :data:`dse.costmodel.dlrm.COLUMNS`); the plan columns hold the
+        default plan (overwrite them with :func:`dse.search.enumerate.plan_grid`)."""
+        from .evaluation import workload
 
-        return scenario_columns(self.scenario(num_gpus))
+        return workload(self).base(self, num_gpus)
 
 
 def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, Any]:
@@ -488,22 +640,72 @@ def space_from_dict(data: Any, source: str | None = None, text: str | None = Non
         raise single("", "expected a mapping of keys (scenario, gpus, parallel, global_batch, ...)",
                      type(data).__name__, source)
     problems: list[FieldProblem] = []
+    data, madmax_problems = _resolve_madmax(data, source)
+    problems += madmax_problems
+    kind = _raw_kind(data.get("scenario"))
+    schema = SPEC_BY_KIND.get(kind, SpaceSpec)
     spec: SpaceSpec | None = None
     try:
-        spec = SpaceSpec.model_validate(data)
+        spec = schema.model_validate(data)
     except ValidationError as err:
-        problems += _problems(err)
+        found = _problems(err, schema, kind)
+        if madmax_problems:  # the scenario comes from the triplet: not missing
+            found = [p for p in found if p.field not in ("scenario", "madmax")]
+        problems += found
 
     smallest = min(_all_gpu_counts(spec)) if spec is not None else _smallest_gpus(data.get("gpus"))
-    base, scenario_problems = _validate_scenario(data.get("scenario"), smallest)
+    base, scenario_problems = (None, []) if madmax_problems else _validate_scenario(data.get("scenario"), smallest)
     problems += scenario_problems
+    if base is not None and base.kind not in SEARCHABLE_KINDS:
+        problems.append(FieldProblem("scenario", repr(base.kind),
+                                     f"this kind of run is not searchable; searchable kinds: "
+                                     f"{', '.join(SEARCHABLE_KINDS)}"))
+        base = None
 
-    if spec is not None:
+    if spec is not None and not madmax_problems:
         problems += _cross_checks(spec, base)
     if problems:
         raise InputError(_dedupe(problems), source)
     assert spec is not None and base is not None
     return SearchSpace(spec=spec, base=base, source_path=source, source_text=text)
+
+
+def _raw_kind(raw: Any) -> str:
+    """The kind of run an unvalidated ``scenario`` block describes (llm_train when unclear)."""
+    if not isinstance(raw, dict):
+        return "llm_train"
+    model = raw.get("model")
+    family = model.get("family") if isinstance(model, dict) else None
+    family = family if family in ("dlrm", "vit") else "llm"
+    task = "inference" if raw.get("workload") == "inference" else "train"
+    return f"{family}_{task}"
+
+
+def _resolve_madmax(data: dict, source: str | None) -> tuple[dict, list[FieldProblem]]:
+    """``madmax: {model, system, task}`` in place of ``scenario``: the fixed parts imported from
+    the MAD-Max triplet (:func:`dse.madmax.search_scenario`; paths relative to the space file)."""
+    ref = data.get("madmax")
+    if ref is None:
+        return data, []
+    if "scenario" in data:
+        return data, [FieldProblem("madmax", "", "give either scenario or madmax (a MAD-Max model, "
+                                   "system and task naming the fixed parts), not both")]
+    keys = ("model", "system", "task")
+    if not isinstance(ref, dict) or set(ref) != set(keys) or not all(isinstance(ref[k], str) for k in keys):
+        return data, [FieldProblem("madmax", short(ref), "give model, system and task: paths of MAD-Max "
+                                   "JSON files, relative to the space file")]
+    from ..madmax import search_scenario
+
+    base = Path(source).parent if source else Path(".")
+    try:
+        fixed, _ = search_scenario(ref["model"], ref["system"], ref["task"], base=base)
+    except InputError as err:
+        where = err.source or "MAD-Max file"
+        return data, [FieldProblem(f"madmax ({where}){'.' + p.field if p.field else ''}", p.given, p.message)
+                      for p in err.problems]
+    except OSError as err:
+        return data, [FieldProblem("madmax", "", f"cannot read the MAD-Max triplet: {err}")]
+    return {**data, "scenario": fixed}, []
 
 
 def _all_gpu_counts(spec: SpaceSpec) -> list[int]:
@@ -538,13 +740,15 @@ def _validate_scenario(raw: Any, num_gpus: int) -> tuple[Scenario | None, list[F
     if not isinstance(raw, dict):
         return None, []  # reported by the schema (missing, or not a mapping)
     problems = []
+    kind = _raw_kind(raw)
     for key in raw:
         if key == "parallel":
+            schema = SPEC_BY_KIND.get(kind, SpaceSpec).model_fields["parallel"].annotation
             problems.append(FieldProblem(
                 "scenario.parallel", "",
                 "the parallel plan is what is searched: list candidate values in the top-level "
-                "'parallel' block (tp, pp, vpp, cp, ep, zero, sp, recompute, microbatch) and the "
-                "batch in 'global_batch'"))
+                f"'parallel' block ({', '.join(schema.model_fields)})"
+                + (" and the batch in 'global_batch'" if kind == "llm_train" else "")))
         elif key not in SCENARIO_KEYS:
             problems.append(FieldProblem(f"scenario.{key}", "",
                                          f"unknown key '{key}'; allowed keys: {', '.join(SCENARIO_KEYS)}"))
@@ -553,10 +757,18 @@ def _validate_scenario(raw: Any, num_gpus: int) -> tuple[Scenario | None, list[F
         problems.append(FieldProblem("scenario.cluster.num_gpus", short(cluster["num_gpus"]),
                                      "the GPU count is searched: give it in the top-level 'gpus' "
                                      "(a list, {min, max, scale: pow2} or {min, max, step})"))
-    workload = raw.get("workload", "train")
-    if isinstance(workload, str) and workload in ("inference",):
-        problems.append(FieldProblem("scenario.workload", repr(workload),
-                                     f"not searchable yet; allowed: {', '.join(SEARCHABLE_WORKLOADS)}"))
+    inference = raw.get("inference")
+    if kind == "llm_inference" and not isinstance(inference, dict):
+        problems.append(FieldProblem("scenario.inference", short(inference),
+                                     "a serving space needs the request shape: inference: "
+                                     "{input_len, output_len} (and optionally mode, concurrency)"))
+    elif isinstance(inference, dict) and "batch" in inference:
+        problems.append(FieldProblem("scenario.inference.batch", short(inference["batch"]),
+                                     "the batch in flight is searched: list candidates (or auto) "
+                                     "in the top-level parallel.batch"))
+    elif kind != "llm_inference" and inference is not None:
+        problems.append(FieldProblem("scenario.inference", "",
+                                     "an inference block is for LLM serving (workload: inference)"))
     data = {k: v for k, v in raw.items() if k in SCENARIO_KEYS}
     if isinstance(cluster, dict):
         data["cluster"] = {**{k: v for k, v in cluster.items() if k != "num_gpus"}, "num_gpus": num_gpus}
@@ -579,6 +791,22 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
     """Checks that need several fields or the resolved model."""
     problems = []
     metrics = [o.metric for o in spec.objectives]
+    kind = next((k for k, schema in SPEC_BY_KIND.items() if type(spec) is schema), "llm_train")
+    if base is not None:
+        kind = base.kind
+    allowed = METRICS_BY_KIND.get(kind, OBJECTIVE_METRICS)
+    for i, m in enumerate(metrics):
+        if m not in allowed:
+            problems.append(FieldProblem(f"objectives.{i}.metric", repr(m),
+                                         f"not a metric of {kind} runs; allowed: {', '.join(allowed)}"))
+    given = spec.constraints.model_fields_set
+    for name, (_, _, kinds) in METRIC_CONSTRAINTS.items():
+        if name in given and kind not in kinds:
+            usable = [n for n, (_, _, ks) in METRIC_CONSTRAINTS.items() if kind in ks]
+            problems.append(FieldProblem(
+                f"constraints.{name}", short(getattr(spec.constraints, name)),
+                f"does not apply to {kind} runs; constraints for them: "
+                f"{', '.join(['max_gpus', 'max_memory_fraction', *usable])}"))
     if "time_to_train_s" in metrics and spec.train_tokens is None:
         i = metrics.index("time_to_train_s")
         problems.append(FieldProblem(f"objectives.{i}.metric", "'time_to_train_s'",
@@ -590,15 +818,30 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                                      f"below every GPU count in gpus (smallest {counts[0]})"))
     if base is None:
         return problems
-    if "cost_per_mtok_usd" in metrics and spec.hardware.price_per_gpu_hour is None:
+    priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd") if m in metrics]
+    if priced and spec.hardware.price_per_gpu_hour is None:
         from ..hardware import resolve_hardware
 
         if resolve_hardware(base.cluster, base.precision).price_per_gpu_hour <= 0:
-            i = metrics.index("cost_per_mtok_usd")
+            i = metrics.index(priced[0])
             problems.append(FieldProblem(
-                f"objectives.{i}.metric", "'cost_per_mtok_usd'",
+                f"objectives.{i}.metric", repr(priced[0]),
                 f"the {base.cluster.gpu} preset has no price, so every cost would be 0: set "
                 "scenario.cluster.price_per_gpu_hour (USD) or a price_per_gpu_hour knob"))
+    checks = {"llm_train": _training_checks, "llm_inference": _serving_checks,
+              "dlrm_train": _dlrm_checks, "dlrm_inference": _dlrm_checks}
+    return problems + checks[kind](spec, base)
+
+
+def _tp_divides(m: Any, t: int, serving: bool) -> bool:
+    """tp divides heads and the FFN widths, and kv heads (serving: or is a multiple of them)."""
+    ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
+    kv_ok = m.kv % t == 0 or (serving and t % m.kv == 0)
+    return m.heads % t == 0 and kv_ok and all(f % t == 0 for f in ffn)
+
+
+def _training_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
+    problems = []
     m = base.model
     s = m.seq_len
     tokens = spec.global_batch.as_list("tokens")
@@ -611,18 +854,14 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                 f"(sequences = tokens // seq_len)"))
     par = spec.parallel
     ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
-    if not any(m.heads % t == 0 and m.kv % t == 0 and all(f % t == 0 for f in ffn) for t in par.tp):
+    if not any(_tp_divides(m, t, serving=False) for t in par.tp):
         problems.append(FieldProblem(
             "parallel.tp", str(par.tp),
             f"no candidate divides heads {m.heads}, kv_heads {m.kv} and ffn_hidden "
             f"{'/'.join(map(str, ffn))} of {m.name}"))
     if not any(s % c == 0 for c in par.cp):
         problems.append(FieldProblem("parallel.cp", str(par.cp), f"no candidate divides seq_len {s}"))
-    if m.moe is None and 1 not in par.ep:
-        problems.append(FieldProblem("parallel.ep", str(par.ep),
-                                     f"{m.name} is dense: expert parallelism needs experts; use ep: [1]"))
-    if m.moe is not None and not any(m.moe.experts % e == 0 for e in par.ep):
-        problems.append(FieldProblem("parallel.ep", str(par.ep), f"no candidate divides experts {m.moe.experts}"))
+    problems += _ep_checks(par.ep, m)
     if not any(m.layers % (p * v) == 0 and (v == 1 or p > 1) for p in par.pp for v in par.vpp):
         problems.append(FieldProblem(
             "parallel.pp", f"pp {par.pp}, vpp {par.vpp}",
@@ -630,19 +869,65 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
     return problems
 
 
+def _ep_checks(eps: list[int], m: Any) -> list[FieldProblem]:
+    if m.moe is None and 1 not in eps:
+        return [FieldProblem("parallel.ep", str(eps),
+                             f"{m.name} is dense: expert parallelism needs experts; use ep: [1]")]
+    if m.moe is not None and not any(m.moe.experts % e == 0 for e in eps):
+        return [FieldProblem("parallel.ep", str(eps), f"no candidate divides experts {m.moe.experts}")]
+    return []
+
+
+def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
+    problems = []
+    m, par = base.model, spec.parallel
+    ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
+    if not any(_tp_divides(m, t, serving=True) for t in par.tp):
+        problems.append(FieldProblem(
+            "parallel.tp", str(par.tp),
+            f"no candidate divides heads {m.heads} and ffn_hidden {'/'.join(map(str, ffn))} and "
+            f"divides or is a multiple of kv_heads {m.kv} of {m.name}"))
+    if not any(m.layers % p == 0 for p in par.pp):
+        problems.append(FieldProblem("parallel.pp", str(par.pp), f"no candidate divides layers {m.layers}"))
+    return problems + _ep_checks(par.ep, m)
+
+
+def _dlrm_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
+    problems = []
+    par = spec.parallel
+    if par.microbatch is None and spec.global_batch is None:
+        problems.append(FieldProblem("parallel.microbatch", "",
+                                     "give the samples per GPU (parallel.microbatch) or the global "
+                                     "batch (global_batch: {samples: ...}), or both"))
+    if "hybrid" in par.emb_sharding and any(t.pooling > 1.0 for t in base.model.tables):
+        problems.append(FieldProblem("parallel.emb_sharding", "'hybrid'",
+                                     "hybrid sharding (HugeCTR hybrid embedding) needs one-hot tables "
+                                     f"(pooling 1); {base.model.name} has multi-hot tables"))
+    return problems
+
+
 # ------------------------------------------------------------------------------ messages
 _FIELD_HINTS = {
     "gpus": "a list of GPU counts, {min, max, scale: pow2} or {min, max, step}",
     "parallel.sp": "auto, or a list of true/false",
+    "parallel.batch": "auto, or a list of positive integers and auto",
     "global_batch.sequences": "a positive integer or a list of them",
     "global_batch.tokens": "a positive integer or a list of them",
     "name": "a name of letters, digits, '-', '_' and '.'",
 }
 
 
-def _problems(err: ValidationError) -> list[FieldProblem]:
-    """pydantic's errors as FieldProblems, with the space's hints."""
-    return problems_from(err, SpaceSpec, hints=_FIELD_HINTS, key_labels={"hardware": "hardware knob"})
+def _problems(err: ValidationError, schema: type[SpaceSpec] = None, kind: str = "llm_train") -> list[FieldProblem]:
+    """pydantic's errors as FieldProblems, with the space's hints; unknown ``parallel`` keys
+    name the kind of run whose plan dimensions are allowed."""
+    found = problems_from(err, schema or SpaceSpec, hints=_FIELD_HINTS,
+                          key_labels={"hardware": "hardware knob"})
+    out = []
+    for p in found:
+        if p.field.startswith("parallel.") and p.message.startswith("unknown key"):
+            p = FieldProblem(p.field, p.given, p.message + f" (the plan dimensions of {kind} spaces)")
+        out.append(p)
+    return out
 
 
 def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
@@ -656,7 +941,8 @@ def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
 
 
 __all__ = [
-    "KNOBS", "OBJECTIVE_METRICS", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
+    "KNOBS", "OBJECTIVE_METRICS", "SERVING_METRICS", "DLRM_METRICS", "METRICS_BY_KIND", "METRIC_CONSTRAINTS",
+    "SEARCHABLE_KINDS", "ServingParallelSpace", "DLRMParallelSpace", "ServingSpaceSpec", "DLRMSpaceSpec", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
     "ParallelSpace", "GlobalBatchSpace", "HardwareSpace", "ObjectiveSpec", "ConstraintsSpec",
     "SearchSettings", "hardware_columns", "load_space", "space_from_dict",
 ]

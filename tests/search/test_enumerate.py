@@ -152,6 +152,8 @@ def test_empty_grid_when_nothing_divides():
 @pytest.mark.parametrize("path", SPACES, ids=[p.stem for p in SPACES])
 def test_shipped_grids_only_fail_on_memory(path):
     space = load_space(path)
+    if space.kind != "llm_train":
+        pytest.skip("serving and DLRM grids: tests/search/test_workloads.py")
     for n in space.gpu_counts():
         grid = software_grid(space, n)
         np.testing.assert_array_equal(grid["tp"] * grid["pp"] * grid["dp"] * grid["cp"], float(n))

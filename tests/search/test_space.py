@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 import yaml
 
+from dse.costmodel.dlrm import REQUIRED as DLRM_REQUIRED
+from dse.costmodel.inference import INFERENCE_REQUIRED
 from dse.costmodel.inputs import REQUIRED
 from dse.errors import InputError
 from dse.search.space import (
     KNOBS,
+    METRICS_BY_KIND,
     OBJECTIVE_METRICS,
     SearchSpace,
     hardware_columns,
@@ -65,12 +68,15 @@ def test_shipped_space_loads(path):
     assert space.source_path == str(path)
     assert space.source_text == path.read_text()
     assert space.gpu_counts() == sorted(space.gpu_counts()) and space.gpu_counts()
-    assert space.global_batches() and all(b >= 1 for b in space.global_batches())
-    assert space.objectives and all(m in OBJECTIVE_METRICS for m, _ in space.objectives)
+    if space.kind == "llm_train":
+        assert space.global_batches() and all(b >= 1 for b in space.global_batches())
+    assert space.objectives and all(m in METRICS_BY_KIND[space.kind] for m, _ in space.objectives)
     n = space.gpu_counts()[0]
     assert space.scenario(n).cluster.num_gpus == n
     cols = space.base_columns(n)
-    assert set(REQUIRED) <= set(cols)
+    required = {"llm_train": REQUIRED, "llm_inference": REQUIRED + INFERENCE_REQUIRED,
+                "dlrm_train": DLRM_REQUIRED}[space.kind]
+    assert set(required) <= set(cols)
     assert cols["num_gpus"] == n
 
 

@@ -1,0 +1,352 @@
+"""Searching other kinds of run than LLM training: LLM serving (llm_inference) and DLRM spaces.
+
+Grid validity (every enumerated plan passes the cost model's divisibility checks), end-to-end runs
+through ``run_search`` (exhaustive, nested and pure Optuna), the per-kind validation of the
+``parallel`` block, objectives and constraints, and MAD-Max triplets in place of ``scenario``.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dse.costmodel import dlrm as cm
+from dse.costmodel.training import OUT_OF_MEMORY
+from dse.errors import InputError
+from dse.search.enumerate import dlrm_grid, plan_grid, serving_grid, space_size
+from dse.search.evaluation import apply_constraints, plan_columns, score_point
+from dse.search.runner import run_search
+from dse.search.space import load_space, space_from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+SPACES = ROOT / "search_spaces"
+MADMAX = ROOT / "tests" / "data" / "madmax"
+
+#: A small serving space: Llama-3.1-8B, 1000 + 200 tokens, on 1-8 H100s.
+SERVING = {
+    "name": "serving-test",
+    "scenario": {
+        "model": "llama3.1-8b", "precision": "fp8", "workload": "inference",
+        "cluster": {"gpu": "H100-SXM-80GB"},
+        "inference": {"input_len": 1000, "output_len": 200},
+    },
+    "gpus": [1, 2, 4, 8],
+    "parallel": {"tp": [1, 2, 4, 8, 16], "pp": [1, 2, 3], "batch": [1, 8, 64, 512, 4096, "auto"]},
+    "objectives": [{"metric": "tokens_per_s_per_gpu", "direction": "maximize"},
+                   {"metric": "itl_ms", "direction": "minimize"}],
+    "search": {"n_trials": 12, "batch_size": 4},
+}
+#: A MoE serving space (expert parallelism).
+SERVING_MOE = {
+    **SERVING,
+    "scenario": {**SERVING["scenario"], "model": "mixtral-8x7b"},
+    "gpus": [2, 4, 8],
+    "parallel": {"tp": [1, 2, 4, 8], "pp": [1, 2], "ep": [1, 2, 4, 8], "batch": [16, "auto"]},
+}
+#: A small DLRM: 64 tables (one hot enough to need sharding), dot interaction, on 8-32 A100s.
+DLRM = {
+    "name": "dlrm-test",
+    "scenario": {
+        "workload": "train", "precision": "bf16",
+        "model": {
+            "name": "dlrm-small", "family": "dlrm", "dense_features": 13,
+            "tables": {"count": 64, "rows": 4000000, "dim": 128, "pooling": 4},
+            "bottom_mlp": [512, 256, 128], "top_mlp": [1024, 512, 256, 1],
+        },
+        "cluster": {"gpu": "A100-SXM-80GB"},
+    },
+    "gpus": [8, 12, 16, 32],
+    "parallel": {"emb_sharding": ["table", "row", "column", "table_row", "auto", "hier_auto", "data_parallel"],
+                 "emb_planner": ["cost", "memory"], "tp": [1, 2, 4, 8], "zero": [0, 3],
+                 "microbatch": [256, 1024, 4096]},
+    "hardware": {"scaleout_gbitps": {"values": [100, 400]}},
+    "search": {"n_trials": 8, "batch_size": 4},
+}
+
+
+def space(data: dict, **edits):
+    data = copy.deepcopy(data)
+    data.update(edits)
+    return space_from_dict(data)
+
+
+def problems(data: dict, **edits) -> dict[str, str]:
+    data = copy.deepcopy(data)
+    data.update(edits)
+    with pytest.raises(InputError) as info:
+        space_from_dict(data)
+    return {p.field: p.message for p in info.value.problems}
+
+
+# ---------------------------------------------------------------------------- grids
+@pytest.mark.parametrize("data", [SERVING, SERVING_MOE], ids=["dense", "moe"])
+def test_serving_grid_plans_divide_and_the_cost_model_agrees(data):
+    s = space(data)
+    assert s.kind == "llm_inference"
+    m = s.base.model
+    for n in s.gpu_counts():
+        g = serving_grid(s, n)
+        assert len(g["num_gpus"]) > 0
+        tp, pp, dp, ep = g["tp"], g["pp"], g["dp"], g["ep"]
+        np.testing.assert_array_equal(tp * pp * dp, float(n))
+        assert (m.heads % tp == 0).all() and (m.layers % pp == 0).all() and (m.ffn_hidden % tp == 0).all()
+        assert ((m.kv % tp == 0) | (tp % m.kv == 0)).all()
+        if m.moe is None:
+            assert (ep == 1).all()
+        else:
+            assert (m.moe.experts % ep == 0).all() and ((tp * dp) % ep == 0).all() and (ep > 1).any()
+        # with memory to spare nothing is infeasible except, for listed batches, out of memory
+        df = score_point(s, n, {})
+        assert ((df["infeasible_mask"] & ~OUT_OF_MEMORY) == 0).all()
+        assert set(df["batch_auto"]) <= {0.0, 1.0}
+        # auto batches always fit (the cost model picks the largest batch that does)
+        auto = df[df["batch_auto"] > 0]
+        assert len(auto) and (auto["infeasible_mask"] == 0).all()
+
+
+def test_serving_grid_drops_what_does_not_divide():
+    s = space(SERVING)
+    g = serving_grid(s, 4)
+    assert 16.0 not in g["tp"] and 3.0 not in g["pp"]  # tp 16 > kv heads 8, layers 32 % 3
+    assert set(g["batch"]) == {0.0, 1.0, 8.0, 64.0, 512.0, 4096.0}  # 0 = auto
+    assert len(plan_grid(s, 4)["num_gpus"]) == len(g["num_gpus"])
+
+
+def test_dlrm_grid_plans_divide_and_the_cost_model_agrees():
+    s = space(DLRM)
+    assert s.kind == "dlrm_train"
+    size = space_size(s)
+    assert size["hardware_points"] == 2 and size["software"][12] > 0
+    for n in s.gpu_counts():
+        g = dlrm_grid(s, n)
+        np.testing.assert_array_equal(g["tp"] * g["dp"], float(n))
+        np.testing.assert_array_equal(g["global_batch"], g["microbatch"] * n)
+        assert (n % g["tp"] == 0).all() and set(g["zero"]) <= {0.0, 3.0}
+        hier = np.isin(g["emb_sharding"], [cm.SHARDING["table_row"], cm.SHARDING["hier_auto"]])
+        assert not hier.any() if n % 8 else hier.any()  # 12 GPUs are not whole nodes
+        # the planner choice only for the shardings it places: no duplicate plans
+        unplanned = ~np.isin(g["emb_sharding"], cm.PLANNED)
+        assert (g["emb_planner"][unplanned] == 0).all()
+        df = score_point(s, n, {"scaleout_gbitps": 400.0})
+        memory_bits = cm.OUT_OF_MEMORY | cm.TABLE_TOO_LARGE
+        assert ((df["infeasible_mask"] & ~memory_bits) == 0).all()
+
+
+def test_dlrm_global_batch_in_samples():
+    s = space(DLRM, global_batch={"samples": [8192, 32768]})
+    g = dlrm_grid(s, 8)
+    assert set(g["global_batch"]) == {8192.0, 32768.0} and set(g["microbatch"]) == {1024.0, 4096.0}
+    only_gb = copy.deepcopy(DLRM)
+    del only_gb["parallel"]["microbatch"]
+    s = space(only_gb, global_batch={"samples": [8192, 32768]})
+    assert set(dlrm_grid(s, 32)["microbatch"]) == {256.0, 1024.0}
+    assert set(dlrm_grid(s, 12)["microbatch"]) == set()  # 12 divides neither: no plan
+
+
+# ---------------------------------------------------------------------------- end to end
+def _check_run(run, out: Path):
+    df = pd.read_parquet(out / "configs.parquet")
+    front = pd.read_csv(out / "pareto.csv")
+    assert len(df) and df["feasible"].any() and len(front)
+    for metric, _ in run_objectives(out):
+        assert np.isfinite(front[metric]).all()
+    return df, front
+
+
+def run_objectives(out: Path):
+    import json
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    return [(o["metric"], o["direction"]) for o in manifest["objectives"]]
+
+
+@pytest.mark.parametrize("mode", ["exhaustive", "nested", "optuna"])
+def test_serving_space_runs_end_to_end(mode, tmp_path):
+    s = space(SERVING, constraints={"max_itl_ms": 40.0})
+    run = run_search(s, out_dir=tmp_path, mode=mode, progress=False, plots=mode == "exhaustive")
+    df, front = _check_run(run, tmp_path)
+    assert set(plan_columns(s)) <= set(df.columns)
+    assert (df.loc[df["feasible"], "itl_ms"] <= 40.0).all()
+    if mode == "exhaustive":
+        assert len(df) == run.report.space_size
+        assert (df["itl_ms"] > 40.0).any()  # the constraint removed something
+        assert (tmp_path / "tokens_per_s_per_gpu_vs_itl_ms.png").exists()
+    else:
+        assert run.report.trials_complete == 12
+
+
+@pytest.mark.parametrize("mode", ["exhaustive", "nested"])
+def test_dlrm_space_runs_end_to_end(mode, tmp_path):
+    s = space(DLRM)
+    run = run_search(s, out_dir=tmp_path, mode=mode, progress=False, plots=mode == "exhaustive")
+    df, front = _check_run(run, tmp_path)
+    assert {"emb_sharding", "emb_planner", "samples_per_s", "samples_per_s_per_gpu"} <= set(df.columns)
+    if mode == "exhaustive":
+        assert len(df) == run.report.space_size
+        assert (tmp_path / "samples_per_s_vs_num_gpus.png").exists()
+
+
+@pytest.mark.parametrize("name", ["llama3_70b_serving_h100", "llama3_70b_serving_h200", "dlrm_a_zionex",
+                                  "dlrm_a_p4d"])
+def test_shipped_spaces_load_with_their_kind(name):
+    s = load_space(SPACES / f"{name}.yaml")
+    assert s.kind == ("llm_inference" if "serving" in name else "dlrm_train")
+    assert space_size(s)["total"] > 0
+
+
+# ---------------------------------------------------------------------------- validation
+@pytest.mark.parametrize("data,key,allowed", [
+    (SERVING, "cp", "tp, pp, ep, batch"),
+    (SERVING, "microbatch", "tp, pp, ep, batch"),
+    (DLRM, "pp", "emb_sharding, emb_planner, tp, zero, microbatch"),
+    (DLRM, "recompute", "emb_sharding, emb_planner, tp, zero, microbatch"),
+])
+def test_parallel_keys_of_another_kind_are_named(data, key, allowed):
+    bad = copy.deepcopy(data)
+    bad["parallel"][key] = [1]
+    got = problems(bad)
+    msg = got[f"parallel.{key}"]
+    assert f"unknown key '{key}'" in msg and allowed in msg and data["name"] and "spaces" in msg
+
+
+def test_training_keys_stay_strict_for_serving_and_dlrm_values():
+    got = problems(SERVING, parallel={"tp": [0], "batch": ["max"]})
+    assert "parallel.tp.0" in got and any(f.startswith("parallel.batch") for f in got)
+    got = problems(DLRM, parallel={"emb_sharding": ["diagonal"], "zero": [1], "emb_planner": ["fast"]})
+    assert "'table'" in got["parallel.emb_sharding.0"] and "parallel.zero.0" in got
+    assert "parallel.emb_planner.0" in got
+
+
+def test_kind_specific_fields_and_metrics():
+    got = problems(SERVING, global_batch={"sequences": 8})
+    assert "parallel.batch" in got["global_batch"]
+    got = problems(SERVING, objectives=[{"metric": "samples_per_s_per_gpu", "direction": "maximize"}])
+    assert "not a metric of llm_inference" in got["objectives.0.metric"]
+    got = problems(DLRM, constraints={"max_itl_ms": 50.0})
+    assert "does not apply to dlrm_train" in got["constraints.max_itl_ms"]
+    got = problems(SERVING, scenario={**SERVING["scenario"], "inference": {"input_len": 10, "output_len": 10,
+                                                                          "batch": 8}})
+    assert "parallel.batch" in got["scenario.inference.batch"]
+    no_shape = copy.deepcopy(SERVING)
+    del no_shape["scenario"]["inference"]
+    assert "input_len" in problems(no_shape)["scenario.inference"]
+    no_batch = copy.deepcopy(DLRM)
+    del no_batch["parallel"]["microbatch"]
+    assert "global_batch" in problems(no_batch)["parallel.microbatch"]
+    got = problems(DLRM, parallel={**DLRM["parallel"], "emb_sharding": ["hybrid"]})
+    assert "one-hot" in got["parallel.emb_sharding"]
+    got = problems(SERVING, parallel={"tp": [3], "pp": [5]})
+    assert "heads 32" in got["parallel.tp"] and "layers 32" in got["parallel.pp"]
+
+
+def test_max_itl_filters_and_ttft_too():
+    loose = space(SERVING)
+    df = score_point(loose, 4, {})
+    base = apply_constraints(df, loose)
+    tight = apply_constraints(df, space(SERVING, constraints={"max_itl_ms": 20.0, "max_ttft_ms": 500.0}))
+    assert not (tight & ~base).any() and (base & ~tight).any()
+    assert (df.loc[tight, "itl_ms"] <= 20.0).all() and (df.loc[tight, "ttft_ms"] <= 500.0).all()
+
+
+_SCORED = {}
+
+
+def _scored():
+    if not _SCORED:
+        s = space(SERVING)
+        _SCORED["df"] = pd.concat([score_point(s, n, {}) for n in (1, 8)], ignore_index=True)
+    return _SCORED["df"]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(st.floats(1.0, 500.0), st.floats(0.0, 500.0))
+def test_raising_max_itl_never_shrinks_the_feasible_set(limit, more):
+    df = _scored()
+    low = apply_constraints(df, space(SERVING, constraints={"max_itl_ms": limit}))
+    high = apply_constraints(df, space(SERVING, constraints={"max_itl_ms": limit + more}))
+    assert not (low & ~high).any()
+    assert low.sum() <= high.sum()
+
+
+# ---------------------------------------------------------------------------- MAD-Max triplets
+def test_madmax_triplet_in_place_of_scenario(tmp_path):
+    rel = Path("..") / "madmax"
+    folder = tmp_path / "spaces"
+    folder.mkdir()
+    (tmp_path / "madmax").symlink_to(MADMAX, target_is_directory=True)
+    data = {
+        "madmax": {"model": str(rel / "model_cfgs/dlrm/dlrm_a_small.json"),
+                   "system": str(rel / "system_cfgs/zionex/zionex_128.json"),
+                   "task": str(rel / "task_cfgs/dlrm/dlrm_train.json")},
+        "gpus": [64, 128],
+        "parallel": {"emb_sharding": ["table", "auto"], "microbatch": [256, 512], "zero": [0, 3]},
+    }
+    path = folder / "dlrm.yaml"
+    path.write_text(yaml.safe_dump(data))
+    s = load_space(path)
+    assert s.kind == "dlrm_train" and s.base.model.name == "DLRM_A_Small"
+    assert s.base.cluster.gpus_per_node == 8 and len(s.base.model.tables) == 4096
+    df = score_point(s, 128, {})
+    assert len(df) == 8 and np.isfinite(df["samples_per_s"]).all()
+
+    serving = {**data, "madmax": {"model": str(rel / "model_cfgs/llm/llama_7b.json"),
+                                  "system": str(rel / "system_cfgs/cloud_A/cloud_A_h100.80_64.json"),
+                                  "task": str(rel / "task_cfgs/llm/llm_inference.json")},
+               "gpus": [8], "parallel": {"tp": [1, 8], "batch": ["auto"]}}
+    path.write_text(yaml.safe_dump(serving))
+    s = load_space(path)
+    assert s.kind == "llm_inference" and s.base.inference.batch is None
+    assert (score_point(s, 8, {})["feasible"]).all()
+
+
+def test_madmax_errors_name_the_field(tmp_path):
+    got = problems({"madmax": {"model": "m.json", "system": "s.json"}, "gpus": [8]})
+    assert "model, system and task" in got["madmax"]
+    got = problems({**SERVING, "madmax": {"model": "a", "system": "b", "task": "c"}})
+    assert "not both" in got["madmax"]
+    path = tmp_path / "space.yaml"
+    path.write_text(yaml.safe_dump({"madmax": {"model": "missing.json", "system": "s.json", "task": "t.json"},
+                                    "gpus": [8]}))
+    with pytest.raises(InputError) as info:
+        load_space(path)
+    assert any(p.field.startswith("madmax") for p in info.value.problems)
+
+
+def test_dlrm_inference_space():
+    s = space(DLRM, scenario={**DLRM["scenario"], "workload": "inference"},
+              parallel={"emb_sharding": ["table", "data_parallel"], "microbatch": [4096]})
+    assert s.kind == "dlrm_inference"
+    df = score_point(s, 8, {"scaleout_gbitps": 100.0})
+    assert len(df) == 2 and np.isfinite(df["samples_per_s"]).all()
+    trained = score_point(space(DLRM, parallel={"emb_sharding": ["table", "data_parallel"], "microbatch": [4096]}),
+                          8, {"scaleout_gbitps": 100.0})
+    assert (df["iteration_time_s"].to_numpy() < trained["iteration_time_s"].to_numpy()).all()  # no backward
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 5000), st.floats(allow_nan=True), st.text(max_size=6),
+                    st.lists(st.one_of(st.integers(-1, 4096), st.sampled_from(["auto", "table", "cost", "1"])),
+                             max_size=4))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(["serving", "dlrm"]),
+       st.dictionaries(st.sampled_from(["tp", "pp", "ep", "batch", "cp", "emb_sharding", "emb_planner", "zero",
+                                        "microbatch", "sp"]), _VALUES, max_size=4))
+def test_mutated_parallel_blocks_load_or_name_the_field(which, parallel):
+    data = copy.deepcopy(SERVING if which == "serving" else DLRM)
+    data["parallel"].update(parallel)
+    try:
+        s = space_from_dict(data)
+    except InputError as err:
+        assert err.problems and all(p.field and p.message for p in err.problems)
+        return
+    for n in s.gpu_counts():
+        grid = plan_grid(s, n)
+        assert all(len(v) == len(grid["num_gpus"]) for v in grid.values())
