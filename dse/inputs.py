@@ -122,6 +122,25 @@ def union_tags(root: type[BaseModel]) -> set[str]:
     return tags
 
 
+def tagged_fields(root: type[BaseModel]) -> set[str]:
+    """Names of the fields below ``root`` that hold a discriminated union (``model``)."""
+    names, todo, seen = set(), [root], set()
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        for name, field in cls.model_fields.items():
+            found = tagged_classes(field.annotation)
+            if found:
+                names.add(name)
+            todo += list(found.values())
+            inner = spec_class(field.annotation)
+            if inner is not None:
+                todo.append(inner)
+    return names
+
+
 def short(value: Any, limit: int = 80) -> str:
     """``repr`` of a given value, cut to ``limit`` characters."""
     text = repr(value)
@@ -143,11 +162,13 @@ def problems_from(
     """
     hints = hints or {}
     key_labels = key_labels or {}
-    names = spec_names(root) | union_tags(root)
+    classes, tags, tagged = spec_names(root), union_tags(root), tagged_fields(root)
     out, seen = [], set()
     for e in err.errors():
-        raw = [p for p in e["loc"] if not _is_type_part(p, spec_names(root))]
-        loc = [p for p in e["loc"] if not _is_type_part(p, names)]
+        raw = [p for p in e["loc"] if not _is_type_part(p, classes)]
+        # a union tag is pydantic's only right after its union field (model.dlrm.tables, not
+        # training.dlrm.emb_dtype, where 'dlrm' is a key)
+        loc = [p for i, p in enumerate(raw) if not (p in tags and i > 0 and raw[i - 1] in tagged)]
         field = ".".join(str(p) for p in loc)
         plain = ".".join(str(p) for p in loc if not isinstance(p, int))
         kind = e["type"]

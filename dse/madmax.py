@@ -25,6 +25,7 @@ DLRM / _MoE / _Transformer        ``DLRMSpec``: ``num_tables`` x {rows ``entries
                                   [``mlp_dim``] x ``num_bot_mlp_layers`` / ``num_top_mlp_layers``;
                                   dense_features = ``mlp_dim``; interaction dot; moe {experts,
                                   top_k}; transformer {layers, heads, hidden, ffn_hidden, seq_len}
+``bytes_per_emb_param`` (DLRM)    ``training.dlrm.emb_dtype``: 4 -> fp32, 2 -> fp16
 ViT                               ``ViTSpec``: layers, hidden = ``attention_dim``, heads,
                                   ffn_hidden = ``transformer_fc_dim``, patch = ``patch_dim``,
                                   image_size
@@ -107,6 +108,8 @@ REQUIRED_MODEL_KEYS = {
     "ViT": _TRANSFORMER + ("image_size", "patch_dim"),
 }
 PRECISION_OF_BYTES = {4: "fp32", 2: "fp16", 1: "fp8"}
+#: bytes_per_emb_param -> training.dlrm.emb_dtype (DLRM embedding storage).
+EMB_DTYPES = {4: "fp32", 2: "fp16"}
 #: dse's order of parallel levels, innermost first (tp inside the NVLink domain, pp outermost).
 _LEVEL_RANK = {"tp": 0, "ddp": 1, "fsdp": 1, "pp": 2}
 
@@ -307,6 +310,11 @@ def _convert(model: Any, system: Any, task: Any, src: _Sources,
         scenario["training"] = {"grad_reduce_bytes": grad_bytes}
         notes.add(f"training.grad_reduce_bytes = {grad_bytes}: MAD-Max communicates gradients at "
                   f"bytes_per_nonemb_param ({m.bytes_per_nonemb_param}) bytes each.")
+    if model_spec.get("family") == "dlrm" and m.bytes_per_emb_param in EMB_DTYPES:
+        dtype = EMB_DTYPES[m.bytes_per_emb_param]
+        scenario.setdefault("training", {})["dlrm"] = {"emb_dtype": dtype}
+        notes.add(f"training.dlrm.emb_dtype = {dtype}: bytes_per_emb_param ({m.bytes_per_emb_param}) bytes per "
+                  "stored embedding element (the pooled vectors are exchanged in it too).")
     scenario.update(extra)
     _pad_ffn(model_spec, parallel["tp"], notes)
     if t.type == "finetune":
@@ -605,9 +613,9 @@ def _dlrm(m: MadMaxModel, name: str, src: _Sources, notes: _Notes) -> dict[str, 
               f"output makes {pairs} pairwise products, and needs the bottom output width ({m.mlp_dim}) to "
               f"equal emb_dim ({m.emb_dim}), so a DLRM evaluator that sizes the first top layer from the "
               "interaction will not match MAD-Max's FLOPs there (dse's DLRMSpec cannot state 'no interaction').")
-    if m.bytes_per_emb_param is not None:
-        notes.add(f"bytes_per_emb_param ({m.bytes_per_emb_param}) is not mapped: dse's DLRMSpec has no "
-                  "embedding storage precision.")
+    if m.bytes_per_emb_param is not None and m.bytes_per_emb_param not in EMB_DTYPES:
+        notes.add(f"bytes_per_emb_param ({m.bytes_per_emb_param}) is not mapped: training.dlrm.emb_dtype "
+                  f"takes {' or '.join(f'{b} ({d})' for b, d in EMB_DTYPES.items())} bytes.")
     if m.type == "DLRM_MoE":
         if m.num_active_experts > m.num_experts:
             raise single("num_active_experts", f"must not exceed num_experts ({m.num_experts})",

@@ -288,10 +288,27 @@ class OverlapSpec(Spec):
     pp: bool = True
 
 
+class DLRMTrainingSpec(Spec):
+    """What a DLRM training stack does with its embedding tables (ignored by other models).
+
+    ``emb_dtype``: storage dtype of the tables, also the dtype the pooled vectors are exchanged
+    in (frameworks cast to the compute dtype after the all-to-all); ``emb_placement``: how the
+    table-wise planner balances the tables over GPUs (by lookup + all-to-all cost, or by bytes as
+    Merlin Distributed Embeddings' ``memory_balanced``; a cost-balanced plan that does not fit is
+    re-planned by bytes); ``optimizer``: of the embeddings and the dense layers (null = SGD for a
+    dot-interaction DLRM, Adagrad for DCN-v2, as the MLPerf references train them).
+    """
+
+    emb_dtype: Literal["fp32", "fp16"] = "fp32"
+    emb_placement: Literal["cost_balanced", "memory_balanced"] = "cost_balanced"
+    optimizer: Literal["sgd", "adagrad", "rowwise_adagrad", "adam"] | None = None
+
+
 class TrainingSpec(Spec):
     """Training numerics and overlap switches (all optional)."""
 
     overlap: OverlapSpec = OverlapSpec()
+    dlrm: DLRMTrainingSpec = DLRMTrainingSpec()
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
     fp32_grad_accumulation: bool = False

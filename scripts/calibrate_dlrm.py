@@ -291,19 +291,19 @@ MADMAX_SCENARIO = {
                 "peak_tflops": {"tf32": 156.0},
                 "efficiency": {"matmul": 0.705, "hbm": 0.836, "nvlink": 0.6667, "scaleout": 0.56}},
     "parallel": {"tp": 1, "dp": 128, "microbatch": 512, "global_batch": 65536, "emb_sharding": "table"},
+    "training": {"dlrm": {"emb_dtype": "fp16"}},  # bytes_per_emb_param 2
 }
 
 
 def madmax_columns() -> tuple[dict, dict]:
     """Model constants and cost-model columns of :data:`MADMAX_SCENARIO`, as dse evaluates it,
     with the two things its scenario cannot say: MAD-Max's DLRM has no interaction (the top
-    MLP reads the concatenation), and its embeddings are FP16 (bytes_per_emb_param 2) with
-    gathers at its mem_bw_util."""
+    MLP reads the concatenation), and its gathers run at its mem_bw_util."""
     s = scenario_from_dict(MADMAX_SCENARIO)
     model = wl.model_constants(s.model)
     model["interaction"] = "concat"
     cols = wl.scenario_columns(s)
-    cols.update(emb_bytes=2.0, eff_gather=0.836)
+    cols.update(eff_gather=0.836)
     return model, cols
 
 

@@ -75,7 +75,7 @@ def test_unstated_sharding_takes_the_best_plan():
     best = df.iloc[0]
     stated = df.iloc[1:]
     assert not best["emb_sharding_stated"] and best["emb_sharding"] in wl.CANDIDATES
-    # at least as fast as every stated plan (stated table-wise plans are placed memory-balanced)
+    # at least as fast as every stated plan
     assert best["iteration_time_s"] <= stated.loc[stated["feasible"], "iteration_time_s"].min() * (1 + 1e-9)
 
 
@@ -91,12 +91,25 @@ def test_llm_and_dlrm_scenarios_in_one_call():
 def test_precision_rules():
     tf32 = wl.scenario_columns(dse.load_scenario(small(precision="tf32")))
     bf16 = wl.scenario_columns(dse.load_scenario(small()))
-    hugectr = wl.scenario_columns(dse.load_scenario(small(parallel={"emb_sharding": "hybrid"})))
+    hybrid = wl.scenario_columns(dse.load_scenario(small(parallel={"emb_sharding": "hybrid"})))
     assert tf32["act_bytes"] == 4.0 and tf32["peak_flops"] == pytest.approx(156e12) and tf32["emb_bytes"] == 4.0
     assert bf16["act_bytes"] == 2.0 and bf16["peak_flops"] == pytest.approx(312e12) and bf16["emb_bytes"] == 4.0
-    assert hugectr["emb_bytes"] == 2.0  # HugeCTR stores the tables in FP16 under mixed precision
+    # no code rule per sharding: a HugeCTR plan keeps FP32 tables unless the scenario says otherwise
+    assert hybrid["emb_bytes"] == 4.0 and hybrid["emb_planner"] == bf16["emb_planner"] == 0.0
     dcn = wl.scenario_columns(dse.load_scenario(small(model={"interaction": "dcnv2", "cross_layers": 2})))
     assert dcn["emb_optimizer"] == cm.OPTIMIZER["adagrad"] and bf16["emb_optimizer"] == cm.OPTIMIZER["sgd"]
+
+
+def test_training_dlrm_block_sets_the_embedding_software():
+    sw = {"dlrm": {"emb_dtype": "fp16", "emb_placement": "memory_balanced", "optimizer": "adam"}}
+    cols = wl.scenario_columns(dse.load_scenario(small(training=sw)))
+    assert cols["emb_bytes"] == 2.0 and cols["emb_planner"] == 1.0
+    assert cols["emb_optimizer"] == cols["dense_optimizer"] == cm.OPTIMIZER["adam"]
+    # every candidate of an unstated plan gets the same settings
+    df = dse.evaluate([small(parallel={"emb_sharding": None}, training=sw)])
+    assert df["emb_bytes"][0] == 2.0 and df["emb_planner"][0] == 1.0
+    with pytest.raises(dse.InputError, match=r"training\.dlrm\.emb_dtype"):
+        dse.load_scenario(small(training={"dlrm": {"emb_dtype": "fp8"}}))
 
 
 def test_finetune_freeze_flags():

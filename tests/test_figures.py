@@ -90,6 +90,31 @@ def test_fig1_quick_csv_has_every_curve(figures):
         assert curve.sort_values("num_gpus")["tokens_per_s"].is_monotonic_increasing
 
 
+MADMAX = REPO.parent / "shared" / "madmax"
+
+
+@pytest.mark.skipif(not (MADMAX / "models.csv").exists(), reason="../shared/madmax not present")
+def test_fig2_has_an_llm_and_a_dlrm_a_panel(figures):
+    data = pd.read_csv(figures / "fig2_cloud.csv")
+    assert set(data["workload"]) == {"llama2-13b", "dlrm-a"}
+    dlrm = data[data["workload"] == "dlrm-a"]
+    # the same instances and GPU counts as the LLM panel (--quick: 64-256 GPUs)
+    llm = data[data["workload"] == "llama2-13b"]
+    assert set(zip(dlrm["instance"], dlrm["num_gpus"])) == set(zip(llm["instance"], llm["num_gpus"]))
+    done = dlrm[dlrm["time_days"].notna()]
+    assert len(done) > 0 and done["samples_per_s"].gt(0).all()
+    # every option scored every sharding x dense plan; the best is a sharding the cost model has
+    assert (dlrm["plans_scored"] == 6 * 4 * 2).all()
+    assert set(done["emb_sharding"]) <= {"table", "row", "table_row", "auto", "hier_auto", "data_parallel"}
+    # time = 1e12 samples / rate, cost = GPUs x hours x price
+    seconds = 1e12 / done["samples_per_s"]
+    assert (done["time_days"] * 86400 / seconds).round(9).eq(1).all()
+    cost = done["price_per_gpu_hour"] * done["num_gpus"] * seconds / 3600
+    assert (done["cost_usd"] / cost).round(9).eq(1).all()
+    findings = json.loads((figures / "findings.json").read_text())
+    assert "DLRM-A" in findings["fig2_cloud"]
+
+
 def test_finding_merges_and_replaces(tmp_path, monkeypatch):
     monkeypatch.setenv("DSE_FIGURES_DIR", str(tmp_path / "out"))
     monkeypatch.syspath_prepend(str(SCRIPTS))

@@ -233,7 +233,9 @@ def test_dlrm_mapping(tmp_path):
     assert m["interaction"] == "dot"
     assert scenario["precision"] == "fp32"
     assert scenario["cluster"]["peak_tflops"]["fp32"] == 156.0
-    assert scenario["training"] == {"grad_reduce_bytes": 4}
+    # bytes_per_emb_param 2: FP16 tables
+    assert scenario["training"] == {"grad_reduce_bytes": 4, "dlrm": {"emb_dtype": "fp16"}}
+    assert any("training.dlrm.emb_dtype = fp16" in n for n in notes)
     p = scenario["parallel"]
     assert (p["dp"], p["zero"], p["emb_sharding"], p["microbatch"], p["global_batch"]) == (128, 3, "table", 512, 65536)
     assert any("no dense-feature count" in n for n in notes)

@@ -80,20 +80,17 @@ _DLRM_MODELS: dict[str, dict] = {}
 
 
 def _dlrm_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
-    """:func:`dse.costmodel.dlrm.evaluate_dlrm` over the plans; the embedding storage follows the
-    sharding as in :func:`dse.workloads.dlrm.scenario_columns` (FP16 for HugeCTR's shardings under
-    16-bit activations), ``gpus_per_node`` follows a gpus_per_node knob."""
+    """:func:`dse.costmodel.dlrm.evaluate_dlrm` over the plans; the embedding software (table
+    precision, placement, optimizer) is the scenario's ``training.dlrm`` for every plan, as in
+    :func:`dse.workloads.dlrm.scenario_columns`; ``gpus_per_node`` follows a gpus_per_node knob."""
     from ..costmodel import dlrm as cm
-    from ..workloads.dlrm import HUGECTR_SHARDINGS, model_constants
+    from ..workloads.dlrm import model_constants
 
     key = space_key(space)
     if key not in _DLRM_MODELS:
         _DLRM_MODELS.clear()
         _DLRM_MODELS[key] = model_constants(space.base.model)
     c = {k: v for k, v in cols.items() if k in cm.COLUMNS}
-    hugectr = np.isin(np.round(np.asarray(c["emb_sharding"], dtype=np.float64)),
-                      [cm.SHARDING[s] for s in HUGECTR_SHARDINGS])
-    c["emb_bytes"] = np.where(hugectr & (np.asarray(c["act_bytes"]) == 2.0), 2.0, 4.0)
     if "gpus_per_node" in cols.get(KNOBS_KEY, ()):
         c["gpus_per_node"] = np.minimum(np.asarray(cols["nvlink_domain"], dtype=np.float64),
                                         np.asarray(c["num_gpus"], dtype=np.float64))

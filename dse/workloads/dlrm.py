@@ -7,17 +7,13 @@ not state (see :func:`scenario_columns`):
 * precision: ``fp16``/``bf16`` = mixed precision, 2-byte activations, fp32 master weights;
   ``tf32`` = an FP32 model whose GEMMs run at the TF32 peak (4-byte activations); ``fp32`` =
   FP32 everywhere (FP32 peak).
-* embedding storage: FP32 (4 bytes), as DeepLearningExamples states for its runs and as
-  TorchRec defaults, except FP16 under fp16/bf16 with a HugeCTR sharding (``hybrid``, ``auto``,
-  ``hier_auto``): HugeCTR's MLPerf DLRM stores the tables in FP16 (mixed precision). The pooled
-  vectors are exchanged in the storage dtype (DLE casts them to FP16 after the all-to-all).
-* table placement: a stated ``table`` / ``column`` / ``table_row`` plan is placed
-  memory-balanced, as Merlin Distributed Embeddings (``strategy='memory_balanced'``, the
-  framework of the table-wise runs in the validation set) does; a sharding left to dse, and the
-  ``auto`` plans, use the cost-balanced planner (memory-balanced where that does not fit).
-* optimizer: SGD for the dot-interaction DLRM (MLPerf DLRM v1 and DLE's dlrm.py), Adagrad for
-  DCN-v2 (the MLPerf DLRM-DCNv2 reference; DLE's dcnv2.py defaults to Adam, whose state is twice
-  as large: those runs are predicted with Adagrad's traffic), for embeddings and dense layers.
+* the embedding software is the scenario's ``training.dlrm`` block
+  (:class:`dse.specs.DLRMTrainingSpec`): table dtype (default FP32, TorchRec's default; the
+  pooled vectors are exchanged in it), table placement (default cost-balanced) and optimizer
+  (default SGD for the dot-interaction DLRM, Adagrad for DCN-v2, as the MLPerf references train
+  them), for every candidate sharding alike. What a published source's framework did (HugeCTR's
+  FP16 tables, Merlin Distributed Embeddings' memory-balanced placement) is a fact of that source
+  in ``dse/data/software.yaml``, applied to its validation cases.
 * ``parallel.emb_sharding: null`` (not stated): every sharding is scored and the fastest
   feasible one is reported (column ``emb_sharding``), as a planner would choose; ``hybrid`` is
   only a candidate for one-hot tables (HugeCTR's hybrid embedding needs them).
@@ -54,10 +50,10 @@ DLRM_CALIBRATION = {
     "dlrm_step_overhead_us": 0.0,
     "dlrm_hybrid_zipf": 1.05,
 }
-#: Shardings written by HugeCTR, which stores tables in FP16 under mixed precision.
-HUGECTR_SHARDINGS = ("hybrid", "auto", "hier_auto")
-#: Stated shardings placed memory-balanced (Merlin Distributed Embeddings' default placement).
-MEMORY_PLACED = ("table", "column", "table_row")
+#: Bytes per stored (and exchanged) embedding element of ``training.dlrm.emb_dtype``.
+EMB_BYTES = {"fp32": 4.0, "fp16": 2.0}
+#: ``emb_planner`` codes of ``training.dlrm.emb_placement``.
+EMB_PLACEMENT = {"cost_balanced": 0.0, "memory_balanced": 1.0}
 #: Candidates scored when ``emb_sharding`` is not stated.
 CANDIDATES = ("table", "column", "row", "table_row", "auto", "hier_auto", "data_parallel", "hybrid")
 
@@ -91,8 +87,8 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
     b = p.microbatch or max((p.global_batch or n) // n, 1)
     shard = sharding or p.emb_sharding or "table"
     act = 4.0 if s.precision in ("tf32", "fp32") else 2.0
-    emb_bytes = 2.0 if (act == 2.0 and shard in HUGECTR_SHARDINGS) else 4.0
-    opt = cm.OPTIMIZER["adagrad" if m.interaction == "dcnv2" else "sgd"]
+    sw = s.training.dlrm
+    opt = cm.OPTIMIZER[sw.optimizer or ("adagrad" if m.interaction == "dcnv2" else "sgd")]
     ft = s.finetune
     gpn = min(cl.gpus_per_node or gpu_preset(cl.gpu)["gpus_per_node"], n)
     row = {
@@ -110,14 +106,12 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
         "microbatch": b,
         "global_batch": p.global_batch or b * n,
         "emb_sharding": cm.SHARDING[shard],
-        # a stated table-wise plan is placed as Merlin Distributed Embeddings places it
-        # (memory-balanced); HugeCTR's auto plans and a plan left to dse are cost-balanced
-        "emb_planner": 1.0 if p.emb_sharding is not None and shard in MEMORY_PLACED else 0.0,
+        "emb_planner": EMB_PLACEMENT[sw.emb_placement],
         "tp": p.tp,
         "zero": p.zero,
         "ep": p.ep,
         "act_bytes": act,
-        "emb_bytes": emb_bytes,
+        "emb_bytes": EMB_BYTES[sw.emb_dtype],
         "grad_bytes": act,
         "emb_optimizer": opt,
         "dense_optimizer": opt,

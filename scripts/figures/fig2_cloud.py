@@ -24,11 +24,31 @@ unit of work of the exhaustive driver) gives the time to train (days), the cost 
 energy (MWh). At a fixed GPU count the fastest plan is also the cheapest and the most frugal (cost
 and energy are both proportional to GPUs x time).
 
+The second column asks the same of MAD-Max's own recommendation model, DLRM-A (``DLRM_A`` of
+``../shared/madmax/models.csv``: 4,096 tables of 2.08M rows x 94, 15 lookups each, FP16 tables
+as its bytes_per_emb_param says; ten 3994-wide bottom and top layers), imported with
+:func:`dse.madmax.to_scenario` together with the batch of MAD-Max's cloud task
+(``dlrm_train_cloud``: 65,536 samples per step, kept fixed at every GPU count), trained on
+10^12 samples in fp16 mixed precision (MAD-Max's 4-byte dense weights would leave V100 without
+tensor cores) on the same instances. As in MAD-Max (and ``scripts/calibrate_dlrm.py --madmax``)
+the top MLP reads no feature interaction (``interaction: concat``: square mlp_dim layers). Every
+(instance, GPU count) scores all the embedding shardings the DLRM cost model supports
+(table-wise, row-wise, table-row-wise, HugeCTR-style auto and hierarchical auto, replicated;
+not hybrid, which needs one-hot tables, nor column-wise: with 4,096 identical tables the
+table-wise plan is already even on every GPU count here, and column slicing multiplies the shards
+by 23, was 0.2% or more slower than table-wise on every instance at 64, 512 and 2,048 GPUs, and
+would add ten seconds of planning) times the dense plans tp [1, 2, 4, 8] x zero [0, 3], all in
+one vectorized :func:`dse.costmodel.dlrm.evaluate_dlrm` call, and keeps the fastest feasible
+plan (the first in that order on a tie: the auto planner places identical tables as table-wise
+does, so the two tie).
+
 Writes fig2_cloud.{png,pdf,csv} and its finding.
 """
 
 from __future__ import annotations
 
+import csv
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +60,18 @@ from common import (
     OKABE_ITO, REPO, WIDTH_IN, Timer, figure, finding, log_axis, parser, place_labels, place_note, save,
     short_plan, style, write_csv,
 )
+from dse.costmodel import dlrm as cm
+from dse.madmax import to_scenario
+from dse.scenario import scenario_from_dict
 from dse.search.evaluation import score_point
 from dse.search.pareto import pareto_mask
 from dse.search.space import space_from_dict
+from dse.specs import ClusterSpec, ParallelSpec
+from dse.workloads import dlrm as wl
 
 STEM = "fig2_cloud"
-PRICES = REPO.parent / "shared" / "madmax" / "cloud_prices.csv"
+MADMAX = REPO.parent / "shared" / "madmax"
+PRICES = MADMAX / "cloud_prices.csv"
 HOURS, DAY = 3600.0, 86400.0
 
 #: cloud_prices.csv GPU name (without "(no NVLink)") -> dse preset.
@@ -82,12 +108,28 @@ WORKLOADS = [
         global_batch={"tokens": 4 * 1024 * 1024},
         volta_training={"flash_attention": False},
     ),
-    # ------------------------------------------------------------------ HOOK: DLRM-A
-    # When dse models DLRM (the MAD-Max "DLRM_A" of ../shared/madmax/models.csv), add it here and
-    # the figure grows a second column (time vs cost, time vs energy) for it; nothing else changes:
-    # Workload(key="dlrm-a", label="DLRM-A, <N> samples, fp16",
-    #          scenario={"model": "madmax-dlrm-a", "precision": "fp16", "workload": "train"},
-    #          train_tokens=<samples>, parallel={...DLRM plan space...}, global_batch={...}),
+]
+
+
+@dataclass
+class DLRMWorkload:
+    """A MAD-Max DLRM to train: its model and task rows, the samples and the plan space."""
+
+    key: str
+    label: str
+    model: str  # models.csv name
+    task: str  # tasks.csv name
+    system: str  # systems.csv name the import needs (its cluster is replaced by each instance's)
+    train_samples: float
+    precision: str
+    tp: tuple[int, ...] = (1, 2, 4, 8)
+    zero: tuple[int, ...] = (0, 3)
+    skip: tuple[str, ...] = ("column",)  # see the module docstring
+
+
+DLRM_WORKLOADS = [
+    DLRMWorkload(key="dlrm-a", label="DLRM-A (MAD-Max), $10^{12}$ samples, fp16", model="DLRM_A",
+                 task="dlrm_train_cloud", system="CloudA-128-p4d.24xlarge", train_samples=1e12, precision="fp16"),
 ]
 
 
@@ -159,6 +201,105 @@ def best_plans(work: Workload, inst: pd.DataFrame, counts: list[int]) -> pd.Data
     return pd.DataFrame(rows)
 
 
+def _cell(text: str):
+    text = text.strip()
+    if text.startswith("["):
+        return json.loads(text)
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def madmax_row(table: str, name: str) -> dict:
+    """One configuration of ../shared/madmax/<table>.csv by name, as the MAD-Max JSON file holds it."""
+    with open(MADMAX / f"{table}.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            if row["name"] == name:
+                return {k: _cell(v) for k, v in row.items() if k != "file" and v.strip()}
+    raise KeyError(f"{name} not in {table}.csv")
+
+
+def dlrm_scenario(work: DLRMWorkload):
+    """The imported MAD-Max scenario (model, embedding dtype, global batch) at the figure's precision."""
+    imported = to_scenario(madmax_row("models", work.model), madmax_row("systems", work.system),
+                           madmax_row("tasks", work.task))
+    imported["precision"] = work.precision
+    training = {k: v for k, v in (imported.get("training") or {}).items() if k == "dlrm"}
+    return scenario_from_dict({**imported, "training": training}), int(imported["parallel"]["global_batch"])
+
+
+def dlrm_best_plans(work: DLRMWorkload, inst: pd.DataFrame, counts: list[int]) -> pd.DataFrame:
+    """The fastest feasible DLRM plan of every (instance, GPU count): every sharding x dense plan of
+    every option scored in one vectorized cost-model call."""
+    base, batch = dlrm_scenario(work)
+    model = wl.model_constants(base.model)
+    model["interaction"] = "concat"  # MAD-Max's DLRM: square MLP layers, no interaction
+    one_hot = all(t.pooling <= 1.0 for t in base.model.tables)
+    shards = [c for c in wl.CANDIDATES if c not in work.skip and (one_hot or c != "hybrid")]
+    rows, meta = [], []
+    for _, it in inst.iterrows():
+        for n in counts:
+            cluster = ClusterSpec.model_validate({**it["cluster"], "num_gpus": n})
+            for tp in work.tp:
+                for zero in work.zero:
+                    plan = ParallelSpec(tp=tp, zero=zero, global_batch=batch, microbatch=batch // n)
+                    cols = wl.scenario_columns(base.model_copy(update={"cluster": cluster, "parallel": plan}))
+                    for shard in shards:  # only the sharding code differs between these rows
+                        rows.append({**cols, "emb_sharding": float(cm.SHARDING[shard])})
+                        meta.append((int(it["row"]), n, tp, zero, shard))
+    table = pd.DataFrame(rows)
+    out = cm.evaluate_dlrm(model, {k: table[k].to_numpy() for k in table})
+    scored = pd.DataFrame(meta, columns=["row", "num_gpus", "tp", "zero", "emb_sharding"]).assign(
+        iteration_time_s=out["iteration_time_s"], feasible=out["feasible"] > 0,
+        memory_per_gpu_bytes=out["memory_per_gpu_bytes"], mfu=out["mfu"])
+    per_option = len(work.tp) * len(work.zero) * len(shards)
+    feasible = scored[scored["feasible"]]
+    fastest = feasible.loc[feasible.groupby(["row", "num_gpus"])["iteration_time_s"].idxmin()]
+    fastest = fastest.set_index(["row", "num_gpus"])
+    n_ok = feasible.groupby(["row", "num_gpus"]).size()
+    result = []
+    for _, it in inst.iterrows():
+        for n in counts:
+            key = (int(it["row"]), n)
+            base_row = {"workload": work.key, **{k: it[k] for k in ("row", "provider", "instance", "gpu_type", "preset",
+                                                                    "gpus_per_node", "no_nvlink")},
+                        "num_gpus": n, "plans_scored": per_option, "plans_feasible": int(n_ok.get(key, 0)),
+                        "price_per_gpu_hour": it["cluster"]["price_per_gpu_hour"], "power_w": it["cluster"]["power_w"],
+                        "scaleout_gbitps": it["cluster"]["scaleout_gbitps"],
+                        "nvlink_domain": it["cluster"]["nvlink_domain"]}
+            if key not in fastest.index:
+                result.append(base_row)
+                continue
+            best = fastest.loc[key]
+            samples_per_s = batch / float(best["iteration_time_s"])
+            seconds = work.train_samples / samples_per_s
+            fsdp = " fsdp" if best["zero"] == 3 else ""
+            result.append({
+                **base_row, "plan": f"tp{int(best['tp'])}{fsdp} {best['emb_sharding']}",
+                "tp": float(best["tp"]), "dp": float(n // best["tp"]), "zero": float(best["zero"]),
+                "emb_sharding": best["emb_sharding"], "microbatch": float(batch // n),
+                "samples_per_s": samples_per_s, "mfu": float(best["mfu"]),
+                "memory_per_gpu_bytes": float(best["memory_per_gpu_bytes"]),
+                "time_days": seconds / DAY,
+                "cost_usd": it["cluster"]["price_per_gpu_hour"] * n * seconds / HOURS,
+                "energy_mwh": it["cluster"]["power_w"] * n * seconds / 3.6e9,
+            })
+    return pd.DataFrame(result)
+
+
+def all_workloads() -> list:
+    """The figure's columns, left to right: the LLMs, then the DLRMs."""
+    return [*WORKLOADS, *DLRM_WORKLOADS]
+
+
+def usd(x: float) -> str:
+    """$0.42M (from $100k), $38k."""
+    return f"${x / 1e6:.2f}M" if x >= 1e5 else f"${x / 1e3:.0f}k"
+
+
 def frontier(df: pd.DataFrame, y: str) -> pd.Series:
     """True for the points no other point beats in both time and ``y`` (both minimized)."""
     good = df["time_days"].notna().to_numpy()
@@ -168,10 +309,11 @@ def frontier(df: pd.DataFrame, y: str) -> pd.Series:
 
 
 def draw(data: pd.DataFrame, counts: list[int]):
-    n_work = len(WORKLOADS)
+    works = all_workloads()
+    n_work = len(works)
     fig = figure(5.0, width=WIDTH_IN * n_work)
     axes = np.atleast_2d(fig.subplots(2, n_work, sharex="col", squeeze=False))
-    for col, work in enumerate(WORKLOADS):
+    for col, work in enumerate(works):
         sub = data[(data["workload"] == work.key) & data["time_days"].notna()]
         for row, (metric, label, unit) in enumerate((("cost_usd", "cost", "USD"), ("energy_mwh", "energy", "MWh"))):
             ax = axes[row, col]
@@ -195,7 +337,10 @@ def draw(data: pd.DataFrame, counts: list[int]):
             ax.scatter(fx, fy, s=36, facecolors="none", edgecolors=OKABE_ITO["black"], linewidths=0.8, zorder=5)
             log_axis(ax, "x")
             log_axis(ax, "y")
-            ax.set_ylim(sub[metric].min() / 1.35, sub[metric].max() * 1.2)  # room for the tags below the front
+            # room for the tags below the front, and above the data for the note of 2-3 lines (so that
+            # place_note fits it at once instead of redrawing the figure to grow the axis)
+            lo = sub[metric].min() / 1.6
+            ax.set_ylim(lo, headroom(ax, lo, sub[metric].max() * 1.2, lines=2 if row == 0 else 3))
             ax.set_ylabel(f"{label} ({unit})" if metric != "cost_usd" else "cost (USD)")
             if row == 1:
                 ax.set_xlabel("time to train (days)")
@@ -207,7 +352,7 @@ def draw(data: pd.DataFrame, counts: list[int]):
             lines, items = [], []
             low = "cheapest" if row == 0 else "least energy"
             for pt, what, tag in ((fastest, "fastest", "A"), (cheapest, low, "B")):
-                value = f"${pt[metric] / 1e6:.2f}M" if metric == "cost_usd" else f"{pt[metric]:,.0f} MWh"
+                value = usd(pt[metric]) if metric == "cost_usd" else f"{pt[metric]:,.0f} MWh"
                 lines.append(f"{tag} {what}: {pt['instance']} x{int(pt['num_gpus']):,}, "
                              f"{pt['time_days']:.2g} days, {value}")
                 items.append((pt["time_days"], pt[metric], tag, OKABE_ITO["black"]))
@@ -217,6 +362,15 @@ def draw(data: pd.DataFrame, counts: list[int]):
             place_note(ax, "\n".join(lines))
     legend(fig, data)
     return fig
+
+
+def headroom(ax, lo: float, hi: float, lines: int, fontsize: float = 6.0) -> float:
+    """The top of a log y axis from ``lo`` that keeps the data (up to ``hi``) below a note of
+    ``lines`` lines in the top corner (axes height from the subplot grid, before the layout)."""
+    fig = ax.get_figure()
+    height_pt = ax.get_position().height * fig.get_figheight() * 72.0
+    note = (lines * fontsize * 1.2 + 6.0) / height_pt  # fraction of the axes height
+    return float(lo * (hi / lo) ** (1.0 / max(1.0 - note, 0.4)))
 
 
 #: Spots for the one-letter tags of the fastest and the cheapest point (above first: the front
@@ -254,7 +408,8 @@ def main() -> None:
     counts = [64, 128, 256] if args.quick else [2**k for k in range(6, 12)]
     with Timer(STEM):
         inst = instances()
-        data = pd.concat([best_plans(w, inst, counts) for w in WORKLOADS], ignore_index=True)
+        data = pd.concat([best_plans(w, inst, counts) for w in WORKLOADS]
+                         + [dlrm_best_plans(w, inst, counts) for w in DLRM_WORKLOADS], ignore_index=True)
         for metric in ("cost_usd", "energy_mwh"):
             data[f"front_{metric.split('_')[0]}"] = False
             for key, sub in data.groupby("workload"):
@@ -267,23 +422,40 @@ def main() -> None:
 
 def sentence(data: pd.DataFrame) -> str:
     parts = []
-    for work in WORKLOADS:
+    for work in all_workloads():
         sub = data[(data["workload"] == work.key) & data["time_days"].notna()]
         fast = sub.loc[sub["time_days"].idxmin()]
         cheap = sub.loc[sub["cost_usd"].idxmin()]
         frugal = sub.loc[sub["energy_mwh"].idxmin()]
+        plan = f" with {fast['plan']}" if isinstance(work, DLRMWorkload) else ""
         parts.append(
             f"{work.label.replace('$10^{12}$', '1e12')}: the fastest option is {fast['instance']} "
-            f"x{int(fast['num_gpus'])} "
-            f"({fast['time_days']:.2g} days, ${fast['cost_usd'] / 1e6:.2f}M), the cheapest {cheap['instance']} "
-            f"x{int(cheap['num_gpus'])} ({cheap['time_days']:.3g} days, ${cheap['cost_usd'] / 1e6:.2f}M): the fastest "
+            f"x{int(fast['num_gpus'])}{plan} "
+            f"({fast['time_days']:.2g} days, {usd(fast['cost_usd'])}), the cheapest {cheap['instance']} "
+            f"x{int(cheap['num_gpus'])} ({cheap['time_days']:.3g} days, {usd(cheap['cost_usd'])}): the fastest "
             f"costs {fast['cost_usd'] / cheap['cost_usd']:.2f}x the cheapest and finishes "
             f"{cheap['time_days'] / fast['time_days']:.0f}x sooner; the least energy is "
             f"{frugal['instance']} x{int(frugal['num_gpus'])} ({frugal['energy_mwh']:.0f} MWh vs "
             f"{fast['energy_mwh']:.0f} MWh for the fastest); {int(sub['front_cost'].sum())} of {len(sub)} "
             f"(instance, GPU count) options are on the time-cost Pareto front"
+            + (dlrm_clause(sub, cheap) if isinstance(work, DLRMWorkload) else "")
         )
     return "; ".join(parts) + "."
+
+
+def dlrm_clause(sub: pd.DataFrame, cheap: pd.Series) -> str:
+    """What sets the DLRM ranking: the same GPU at the same count on every provider, by network
+    bandwidth per GPU, and the plans that won."""
+    same = sub[(sub["gpu_type"] == cheap["gpu_type"]) & (sub["num_gpus"] == cheap["num_gpus"])]
+    same = same.sort_values("time_days")
+    runs = ", ".join(f"{r['time_days']:.0f} days on {r['instance']} ({r['scaleout_gbitps']:g} Gbit/s per GPU)"
+                     for _, r in same.iterrows())
+    tps = sorted({int(t) for t in sub["tp"].dropna()})
+    shardings = sorted(set(sub["emb_sharding"].dropna()))
+    return (f"; network bandwidth per GPU orders the instances for the embedding all-to-all: "
+            f"{cheap['gpu_type']} x{int(cheap['num_gpus'])} takes {runs}; every fastest plan places the "
+            f"tables {'/'.join(shardings)}-wise (the auto planner ties) with tp{'/'.join(map(str, tps))} "
+            f"dense layers")
 
 
 if __name__ == "__main__":
