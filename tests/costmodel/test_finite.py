@@ -220,8 +220,15 @@ TRAIN_POSITIVE = ("iteration_time_s", "tokens_per_s", "samples_per_s", "memory_p
                   "params_total", "microbatches")
 
 
+#: regression: a layer whose compute (7e10 s on a 120 B/s HBM) dwarfs its overlapped CP ring
+#: (4e5 s) behind a tiny window: bound - compute rounded above the ring's time, the share of it
+#: exposed exceeded 1 and overlapped_cp_s came out -0.43 s (fixed in training.two_stream_layer)
+EXTREME_CP_ROW = {'layers': 384.0, 'hidden': 752.0, 'heads': 2.0, 'kv_heads': 1.0, 'head_dim': 64.0, 'ffn_hidden': 3.0, 'ffn_mats': 2.0, 'vocab': 74660.0, 'seq_len': 19616.0, 'experts': 0.0, 'top_k': 0.0, 'expert_ffn_hidden': 0.0, 'shared_experts': 0.0, 'moe_layers': 0.0, 'tied_embeddings': 1.0, 'causal': 0.0, 'input_proj_dim': 0.0, 'head_fraction': 5.097879282218597e-05, 'peak_flops': 5.273054074552259e+17, 'peak_flops_16': 2.6365270372761296e+17, 'hbm_bytes': 14017744.95223572, 'hbm_bw': 120.5905287088748, 'nvlink_bw': 314148435.93062246, 'nvlink_domain': 4.0, 'scaleout_bw': 68.54837368072577, 'nvlink_latency': 1.2607224832814107e-08, 'scaleout_latency': 2.5741560918197057e-07, 'memory_reserved': 1370063531.4259863, 'eff_matmul': 0.00019529291397099393, 'matmul_k_half': 0.002759761136366633, 'eff_attention': 0.04233445613982131, 'eff_hbm': 0.00011292728014049137, 'eff_nvlink': 0.0012898865498542516, 'eff_scaleout': 0.3279015939402071, 'rail_optimized': 0.0, 'overlap_slowdown': 0.3119545237857515, 'power_w': 3907.028787322295, 'price_per_gpu_hour': 12.767222230630228, 'num_gpus': 24576.0, 'tp': 1.0, 'pp': 64.0, 'dp': 12.0, 'cp': 32.0, 'ep': 1.0, 'sp': 0.0, 'vpp': 1.0, 'zero': 1.0, 'recompute': 1.0, 'microbatch': 2.0, 'global_batch': 102480.0, 'frozen_layers': 0.0, 'freeze_embeddings': 1.0, 'lora_rank': 100000.0, 'lora_qkv': 1.0, 'lora_out': 1.0, 'lora_ffn': 0.0, 'act_bytes': 2.0, 'weight_bytes': 2.0, 'fp8': 1.0, 'grad_bytes': 2.0, 'grad_reduce_bytes': 2.0, 'optimizer_bytes': 4.0, 'flash_attention': 1.0, 'overlap_dp': 0.0, 'overlap_fsdp': 0.0, 'overlap_tp': 1.0, 'overlap_ep': 1.0, 'overlap_cp': 1.0, 'overlap_pp': 1.0}
+
+
 @FINITE
 @given(drawn=st.lists(llm_train_row(), min_size=1, max_size=12))
+@example(drawn=[EXTREME_CP_ROW])
 def test_llm_training_outputs_finite(drawn):
     rows = cross(drawn)
     GENERATED["llm_train"] += len(rows)
@@ -238,6 +245,16 @@ def test_vit_training_outputs_finite(drawn):
     GENERATED["vit_train"] += len(rows)
     out = tr.evaluate_training(train_columns(rows))
     check_outputs(out, rows, tr.OUT_OF_MEMORY, TRAIN_POSITIVE)
+
+
+def test_two_stream_layer_never_hides_a_negative_time():
+    """Regression: a 0.003 s collective behind a (near-)empty window of a 0.01 s layer:
+    (compute + comm) - compute rounds above comm, which made the hidden part -7e-19 s."""
+    compute = np.linspace(0.01, 0.1, 1000)
+    comm = np.full(1000, 0.003)
+    time, exposed, hidden = tr.two_stream_layer(compute, [(comm, np.full(1000, 1e-20), np.ones(1000))])
+    assert (hidden[0] >= 0).all() and (exposed[0] <= comm).all()
+    np.testing.assert_allclose(time, compute + comm, rtol=1e-15)
 
 
 @ROWS
