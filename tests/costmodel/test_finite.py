@@ -39,10 +39,10 @@ from dse.presets import gpu_table
 GIB = 2.0**30
 
 FINITE = settings(
-    max_examples=100, deadline=None, derandomize=True, database=None,
+    max_examples=60, deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
-HEAVY = settings(FINITE, max_examples=60)  # inference (a grid of batches per row), DLRM (planner)
+HEAVY = settings(FINITE, max_examples=50)  # inference (a grid of batches per row), DLRM (planner)
 ROWS = settings(FINITE, max_examples=15)  # row independence: each row is also scored alone
 
 #: Configurations scored per family (read by a run with ``-s``: see the report hook below).
@@ -623,7 +623,7 @@ def check_frame(frame, specs):
     assert all(frame["infeasible_reason"].to_numpy()[infeasible])
 
 
-API = settings(FINITE, max_examples=8)
+API = settings(FINITE, max_examples=6)
 
 
 @API
