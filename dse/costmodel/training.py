@@ -111,7 +111,9 @@ def two_stream_layer(compute, comms):
     for (time, window, on), hid in zip(comms, hideable):
         bound = np.maximum(bound, compute - window + hid)
     spill = bound - compute  # communication the compute could not cover
-    share = spill / np.maximum(total, 1e-30)
+    # spill <= total exactly (windows >= 0), but bound - compute loses the low bits of a
+    # compute much longer than the communication: clip, or the hidden parts go negative
+    share = np.minimum(spill / np.maximum(total, 1e-30), 1.0)
     exposed = [np.where(on > 0, hid * share, time) for (time, _, on), hid in zip(comms, hideable)]
     hidden = [hid * (1.0 - share) for hid in hideable]
     return serial + bound, exposed, hidden
