@@ -801,7 +801,9 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                                          f"not a metric of {kind} runs; allowed: {', '.join(allowed)}"))
     given = spec.constraints.model_fields_set
     for name, (_, _, kinds) in METRIC_CONSTRAINTS.items():
-        if name in given and kind not in kinds:
+        value = getattr(spec.constraints, name)
+        unset = value is None or value == type(spec.constraints).model_fields[name].default
+        if name in given and not unset and kind not in kinds:
             usable = [n for n, (_, _, ks) in METRIC_CONSTRAINTS.items() if kind in ks]
             problems.append(FieldProblem(
                 f"constraints.{name}", short(getattr(spec.constraints, name)),

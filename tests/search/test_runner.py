@@ -101,3 +101,16 @@ def test_a_study_of_another_space_is_refused(tmp_path):
     with pytest.raises(ValueError, match="another search"):
         run_search(QUICKSTART, out_dir=tmp_path, mode="nested", n_trials=2, study_name="shared",
                    progress=False, plots=False)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "search_spaces").glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_manifest_space_reloads_as_the_same_space(path):
+    """dse show/plot rebuild a shared study's results from the space stored in the manifest."""
+    import json
+
+    from dse.search.evaluation import space_key
+    from dse.search.space import space_from_dict
+
+    space = load_space(path)
+    again = space_from_dict(json.loads(space.spec.model_dump_json()), source=str(path))
+    assert space_key(again) == space_key(space)
