@@ -33,6 +33,7 @@ import dse
 from dse.errors import InputError
 from dse.madmax import read_triplet, to_scenario
 from dse.scenario import scenario_from_dict
+from dse.search.enumerate import plan_grid
 from dse.search.space import space_from_dict
 from dse.validate import validate_cases
 
@@ -52,6 +53,9 @@ _names = itertools.count()
 # ------------------------------------------------------------------------------ seed documents
 SCENARIOS = {p.name: yaml.safe_load(p.read_text()) for p in sorted((ROOT / "scenarios").glob("*.yaml"))}
 SPACE = yaml.safe_load((ROOT / "search_spaces" / "quickstart.yaml").read_text())
+#: One space of each kind: LLM training, LLM serving, DLRM training.
+SPACE_SEEDS = [SPACE] + [yaml.safe_load((ROOT / "search_spaces" / f"{name}.yaml").read_text())
+                         for name in ("llama3_70b_serving_h100", "dlrm_a_p4d")]
 
 
 def _case_lines() -> list[dict[str, Any]]:
@@ -98,7 +102,8 @@ NON_DIVIDING = [3, 5, 6, 7, 11, 12, 24, 48, 96, 100, 127, 1000003]
 SCENARIO_DEGREES = ["parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.vpp",
                     "parallel.microbatch", "parallel.global_batch", "cluster.num_gpus", "cluster.gpus_per_node"]
 SPACE_DEGREES = ["parallel.tp", "parallel.pp", "parallel.vpp", "parallel.cp", "parallel.ep",
-                 "parallel.microbatch", "gpus", "global_batch.sequences"]
+                 "parallel.microbatch", "parallel.batch", "gpus", "global_batch.sequences",
+                 "global_batch.samples"]
 MADMAX_DEGREES = ["system.num_devices", "system.num_nodes", "task.emb_parallel_degree",
                   "task.transformer_parallel_degree", "task.mlp_parallel_degree",
                   "task.local_emb_bs", "task.local_transformer_bs", "task.local_mlp_bs"]
@@ -243,6 +248,8 @@ def check_space(doc: Any) -> None:
     counts = space.gpu_counts()
     assert counts and all(isinstance(n, int) and n > 0 for n in counts)
     assert all(isinstance(b, int) and b > 0 for b in space.global_batches())
+    grid = plan_grid(space, counts[0])  # the plans of the smallest GPU count enumerate cleanly
+    assert all(len(v) == len(grid["num_gpus"]) for v in grid.values())
 
 
 def check_case(doc: Any, folder: Path) -> None:
@@ -295,7 +302,8 @@ def test_seeds_are_valid(folder):
     """The unmutated documents load (so mutations start from something valid)."""
     for doc in SCENARIO_SEEDS:
         scenario_from_dict(doc)
-    space_from_dict(SPACE)
+    for doc in SPACE_SEEDS:
+        space_from_dict(doc)
     cases, _ = validate_cases(_write_lines(folder / "seeds.jsonl", CASES))
     assert set(cases["status"]) <= {"ok", "skipped"}
     for a, b, c in TRIPLET_DOCS:
@@ -315,7 +323,7 @@ def test_fuzz_scenario_from_dict(sample):
 
 
 @FUZZ
-@given(mutated([SPACE], SPACE_DEGREES + [f"scenario.{p}" for p in ("cluster.gpus_per_node",)]))
+@given(mutated(SPACE_SEEDS, SPACE_DEGREES + [f"scenario.{p}" for p in ("cluster.gpus_per_node",)]))
 def test_fuzz_space_from_dict(sample):
     doc, _ = sample
     check_space(doc)

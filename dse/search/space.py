@@ -541,7 +541,10 @@ class SearchSpace:
 
     def global_batches(self) -> list[int]:
         """Candidate global batches in sequences, ascending (tokens // seq_len for ``tokens``);
-        for DLRM spaces in samples (empty when only ``parallel.microbatch`` is given)."""
+        for DLRM spaces in samples (empty when only ``parallel.microbatch`` is given); empty for
+        serving spaces (their batch is ``parallel.batch``)."""
+        if self.spec.global_batch is None:
+            return []
         if isinstance(self.spec, DLRMSpaceSpec):
             gb = self.spec.global_batch
             return sorted(set(gb.as_list())) if gb is not None else []
