@@ -241,6 +241,33 @@ def to_scenario(model: dict[str, Any], system: dict[str, Any], task: dict[str, A
     return _convert(model, system, task, _Sources(), strict)[0]
 
 
+def csv_configs(folder: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """MAD-Max's configurations from the CSV tables of a folder (``models.csv``, ``systems.csv``,
+    ``tasks.csv``; one row per JSON file, empty cells for absent keys), as
+    ``{table: {file: config}}``: each config is the dict the JSON file holds (numbers as numbers,
+    ``[...]`` cells as lists)."""
+    import csv
+    import json
+
+    def cell(text: str) -> Any:
+        text = text.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                pass
+        return text
+
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for table in ("models", "systems", "tasks"):
+        with open(Path(folder) / f"{table}.csv", newline="") as fh:
+            out[table] = {row.pop("file"): {k: cell(v) for k, v in row.items() if v.strip()}
+                          for row in csv.DictReader(fh)}
+    return out
+
+
 def import_madmax(model_path: str | Path, system_path: str | Path, task_path: str | Path,
                   strict: bool = False) -> tuple[dict[str, Any], list[str]]:
     """Read a MAD-Max triplet and convert it: (scenario dict, notes).

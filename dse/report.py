@@ -226,10 +226,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     console.print()
 
     hbm = rec["hbm_bytes"] or math.nan
-    mem = Table(title="Memory per GPU", title_justify="left", box=None, padding=(0, 2))
-    mem.add_column("part", style="cyan")
-    mem.add_column("GiB", justify="right")
-    mem.add_column("% of HBM", justify="right")
+    mem = _memory_table()
     for key, value in rec["breakdown"]["memory_bytes"].items():
         if serving and not value and key in ("grads", "optimizer", "buffers"):
             continue  # serving keeps no gradients or optimizer state
@@ -262,6 +259,17 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     console.print(tt)
     console.print(Text(f"exposed communication: {rec['exposed_comm_s']:.4g} s; hidden communication "
                        "runs under compute and costs only the overlap slowdown.", style="dim"))
+
+
+def _memory_table() -> Any:
+    """The empty "Memory per GPU" table: part, GiB, % of HBM."""
+    from rich.table import Table
+
+    mem = Table(title="Memory per GPU", title_justify="left", box=None, padding=(0, 2))
+    mem.add_column("part", style="cyan")
+    mem.add_column("GiB", justify="right")
+    mem.add_column("% of HBM", justify="right")
+    return mem
 
 
 def _time_table(console: Any, title: str, unit: str, factor: float, parts: dict[str, tuple[Any, Any]],
@@ -339,10 +347,7 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
     console.print()
 
     hbm = rec["hbm_bytes"] or math.nan
-    mem = Table(title="Memory per GPU", title_justify="left", box=None, padding=(0, 2))
-    mem.add_column("part", style="cyan")
-    mem.add_column("GiB", justify="right")
-    mem.add_column("% of HBM", justify="right")
+    mem = _memory_table()
     for key, value in d["memory_bytes"].items():
         if value or key in ("embedding tables", "dense weights"):
             mem.add_row(key, f"{(value or 0.0) / GIB:.2f}", f"{100 * (value or 0.0) / hbm:.1f}")

@@ -5,7 +5,6 @@ row, empty cells dropped); a few of them are committed in ``tests/data/madmax/``
 CLI tests run without the shared folder.
 """
 
-import csv
 import json
 import math
 import os
@@ -44,26 +43,11 @@ needs_shared = pytest.mark.skipif(not (SHARED / "models.csv").exists(), reason="
 
 
 # ------------------------------------------------------------------------------ helpers
-def _cell(text):
-    text = text.strip()
-    if text.startswith("["):
-        return json.loads(text)
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def csv_configs(folder=SHARED):
     """{table: {MAD-Max path: config dict}} from the CSV tables, empty cells dropped."""
-    out = {}
-    for table in ("models", "systems", "tasks"):
-        with open(folder / f"{table}.csv", newline="") as fh:
-            out[table] = {row.pop("file"): {k: _cell(v) for k, v in row.items() if v.strip()}
-                          for row in csv.DictReader(fh)}
-    return out
+    from dse.madmax import csv_configs as read
+
+    return read(folder)
 
 
 def write_json(path, data):

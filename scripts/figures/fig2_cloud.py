@@ -47,8 +47,6 @@ Writes fig2_cloud.{png,pdf,csv} and its finding.
 
 from __future__ import annotations
 
-import csv
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,24 +199,13 @@ def best_plans(work: Workload, inst: pd.DataFrame, counts: list[int]) -> pd.Data
     return pd.DataFrame(rows)
 
 
-def _cell(text: str):
-    text = text.strip()
-    if text.startswith("["):
-        return json.loads(text)
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def madmax_row(table: str, name: str) -> dict:
     """One configuration of ../shared/madmax/<table>.csv by name, as the MAD-Max JSON file holds it."""
-    with open(MADMAX / f"{table}.csv", newline="") as fh:
-        for row in csv.DictReader(fh):
-            if row["name"] == name:
-                return {k: _cell(v) for k, v in row.items() if k != "file" and v.strip()}
+    from dse.madmax import csv_configs
+
+    for config in csv_configs(MADMAX)[table].values():
+        if config.get("name") == name:
+            return config
     raise KeyError(f"{name} not in {table}.csv")
 
 
