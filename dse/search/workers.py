@@ -232,6 +232,9 @@ class Reaper:
                 continue
             failed.append(trial.number)
             self._unclaimed.pop(trial.number, None)
-            if trial.params:
-                self.study.enqueue_trial(trial.params, user_attrs={"dse_retry_of": trial.number})
+            # a re-queued trial that died before suggesting has its configuration only in the
+            # parameters it was queued with (Optuna keeps them as the "fixed_params" attribute)
+            params = {**(trial.system_attrs.get("fixed_params") or {}), **trial.params}
+            if params:
+                self.study.enqueue_trial(params, user_attrs={"dse_retry_of": trial.number})
         return failed

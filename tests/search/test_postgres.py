@@ -124,7 +124,8 @@ def test_a_killed_worker_loses_nothing_and_its_trials_are_requeued(tmp_path, stu
     assert not [t for t in every if t.state == TrialState.RUNNING]
     failed = [t for t in every if t.state == TrialState.FAIL]
     retries = [t.user_attrs["dse_retry_of"] for t in every if "dse_retry_of" in t.user_attrs]
-    assert sorted(retries) == sorted(t.number for t in failed if t.params)  # each re-queued once
+    had_config = [t.number for t in failed if t.params or t.system_attrs.get("fixed_params")]
+    assert sorted(retries) == sorted(had_config)  # each re-queued once
     assert all(t.state == TrialState.COMPLETE for t in every if "dse_retry_of" in t.user_attrs)
 
 

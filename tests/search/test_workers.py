@@ -162,3 +162,15 @@ def test_a_partial_last_journal_line_is_cut_off(tmp_path):
     study.tell(study.ask(), [2.0])
     reread = optuna.load_study(study_name="s", storage=journal_storage(journal))
     assert [t.values for t in reread.trials] == [[1.0], [2.0]]
+
+
+def test_a_requeued_trial_that_dies_before_suggesting_is_requeued_again(tmp_path):
+    study = make_study(tmp_path)
+    study.enqueue_trial({"x": 3.0}, user_attrs={"dse_retry_of": 0})
+    trial = study.ask()  # pops the queued trial; its worker dies before trial.suggest_float
+    assert trial.params == {}
+    record(study, "gone", machine_key(), dead_pid(), [trial.number])
+    assert Reaper(study, grace=3600).reap() == [trial.number]
+    (retry,) = waiting(study)
+    assert retry.system_attrs["fixed_params"] == {"x": 3.0}
+    assert retry.user_attrs["dse_retry_of"] == trial.number
