@@ -95,7 +95,7 @@ class Worker:
         self.beat = 0
         self.held: set[int] = set()
         self.asking = False
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -108,10 +108,11 @@ class Worker:
                 "trials": sorted(self.held), "asking": self.asking, "done": done}
 
     def _write(self, done: bool = False) -> None:
+        # build and store under one lock: a heartbeat must never store a record older than the
+        # one a hold() just stored (it would drop claims and look like an idle, unclaimed worker)
         with self._lock:
             self.beat += 1
-            record = self._record(done)
-        self.study.set_user_attr(self.key, record)
+            self.study.set_user_attr(self.key, self._record(done))
 
     def start_asking(self) -> None:
         """Record that this worker is about to ask trials it has not claimed yet (call before
@@ -119,14 +120,14 @@ class Worker:
         claims can only be a dead worker's."""
         with self._lock:
             self.asking = True
-        self._write()
+            self._write()
 
     def hold(self, numbers: list[int]) -> None:
         """Record that this worker now holds these trials (call right after asking them)."""
         with self._lock:
             self.held.update(numbers)
             self.asking = False
-        self._write()
+            self._write()
 
     def release(self, numbers: list[int]) -> None:
         """Forget told trials (written with the next beat, which is enough: a told trial is no
