@@ -231,11 +231,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         if serving and not value and key in ("grads", "optimizer", "buffers"):
             continue  # serving keeps no gradients or optimizer state
         mem.add_row(key, f"{value / GIB:.2f}", f"{100 * value / hbm:.1f}")
-    total = rec["memory_per_gpu_bytes"]
-    style = "bold" if total <= hbm else "bold red"
-    mem.add_row(Text("total", style=style), Text(f"{total / GIB:.2f}", style=style),
-                Text(f"{100 * total / hbm:.1f}", style=style))
-    mem.add_row("HBM capacity", f"{hbm / GIB:.2f}", "100.0")
+    _memory_total(mem, rec["memory_per_gpu_bytes"], hbm)
     console.print(mem)
     console.print()
 
@@ -270,6 +266,16 @@ def _memory_table() -> Any:
     mem.add_column("GiB", justify="right")
     mem.add_column("% of HBM", justify="right")
     return mem
+
+
+def _memory_total(mem: Any, total: float, hbm: float) -> None:
+    """The total row (red when over capacity) and the HBM capacity row of a memory table."""
+    from rich.text import Text
+
+    style = "bold" if total <= hbm else "bold red"
+    mem.add_row(Text("total", style=style), Text(f"{total / GIB:.2f}", style=style),
+                Text(f"{100 * total / hbm:.1f}", style=style))
+    mem.add_row("HBM capacity", f"{hbm / GIB:.2f}", "100.0")
 
 
 def _time_table(console: Any, title: str, unit: str, factor: float, parts: dict[str, tuple[Any, Any]],
@@ -351,11 +357,7 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
     for key, value in d["memory_bytes"].items():
         if value or key in ("embedding tables", "dense weights"):
             mem.add_row(key, f"{(value or 0.0) / GIB:.2f}", f"{100 * (value or 0.0) / hbm:.1f}")
-    total = rec["memory_per_gpu_bytes"]
-    style = "bold" if total <= hbm else "bold red"
-    mem.add_row(Text("total", style=style), Text(f"{total / GIB:.2f}", style=style),
-                Text(f"{100 * total / hbm:.1f}", style=style))
-    mem.add_row("HBM capacity", f"{hbm / GIB:.2f}", "100.0")
+    _memory_total(mem, rec["memory_per_gpu_bytes"], hbm)
     console.print(mem)
     console.print()
 
