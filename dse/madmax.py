@@ -23,7 +23,7 @@ LLM / LLM_MoE                     inline ``ModelSpec`` (family dense / moe): lay
 DLRM / _MoE / _Transformer        ``DLRMSpec``: ``num_tables`` x {rows ``entries_per_table``, dim
                                   ``emb_dim``, pooling ``pooling_size``}; bottom_mlp / top_mlp =
                                   [``mlp_dim``] x ``num_bot_mlp_layers`` / ``num_top_mlp_layers``;
-                                  dense_features = ``mlp_dim``; interaction dot; moe {experts,
+                                  dense_features = ``mlp_dim``; interaction concat (none); moe {experts,
                                   top_k}; transformer {layers, heads, hidden, ffn_hidden, seq_len}
 ``bytes_per_emb_param`` (DLRM)    ``training.dlrm.emb_dtype``: 4 -> fp32, 2 -> fp16
 ViT                               ``ViTSpec``: layers, hidden = ``attention_dim``, heads,
@@ -625,7 +625,7 @@ def _dlrm(m: MadMaxModel, name: str, src: _Sources, notes: _Notes) -> dict[str, 
         "tables": [dict(table) for _ in range(m.num_tables)],
         "bottom_mlp": [m.mlp_dim] * m.num_bot_mlp_layers,
         "top_mlp": [m.mlp_dim] * m.num_top_mlp_layers,
-        "interaction": "dot",
+        "interaction": "concat",
     }
     notes.add(f"DLRM: {m.num_tables} identical tables of {m.entries_per_table} rows x {m.emb_dim} "
               f"(pooling {m.pooling_size:g} lookups per table per sample); bottom_mlp and top_mlp are "
@@ -634,12 +634,9 @@ def _dlrm(m: MadMaxModel, name: str, src: _Sources, notes: _Notes) -> dict[str, 
               "usual convention ends top_mlp with it; its FLOPs are negligible).")
     notes.add(f"DLRM: dense_features = mlp_dim ({m.mlp_dim}), so the first bottom layer is mlp_dim x mlp_dim "
               "as in MAD-Max, which has no dense-feature count.")
-    pairs = (m.num_tables + 1) * m.num_tables // 2
-    notes.add(f"DLRM: interaction dot. MAD-Max has no interaction operation (its first top layer is also "
-              f"mlp_dim x mlp_dim); a dot interaction of {m.num_tables} pooled embeddings and the bottom "
-              f"output makes {pairs} pairwise products, and needs the bottom output width ({m.mlp_dim}) to "
-              f"equal emb_dim ({m.emb_dim}), so a DLRM evaluator that sizes the first top layer from the "
-              "interaction will not match MAD-Max's FLOPs there (dse's DLRMSpec cannot state 'no interaction').")
+    notes.add("DLRM: interaction concat. MAD-Max has no interaction operation (its first top layer is "
+              f"also mlp_dim x mlp_dim): the top MLP keeps its own first width and the pooled embeddings "
+              "and the bottom output are only concatenated.")
     if m.bytes_per_emb_param is not None and m.bytes_per_emb_param not in EMB_DTYPES:
         notes.add(f"bytes_per_emb_param ({m.bytes_per_emb_param}) is not mapped: training.dlrm.emb_dtype "
                   f"takes {' or '.join(f'{b} ({d})' for b, d in EMB_DTYPES.items())} bytes.")

@@ -285,7 +285,7 @@ MADMAX_SCENARIO = {
     "precision": "tf32",
     "model": {"name": "DLRM_A", "family": "dlrm", "dense_features": 3994,
               "tables": [{"rows": 2080000, "dim": 94, "pooling": 15.0}] * 4096,
-              "bottom_mlp": [3994] * 10, "top_mlp": [3994] * 10, "interaction": "dot"},
+              "bottom_mlp": [3994] * 10, "top_mlp": [3994] * 10, "interaction": "concat"},
     "cluster": {"gpu": "A100-SXM-40GB", "num_gpus": 128, "gpus_per_node": 8,
                 "hbm_gb": 40e9 / 2**30, "hbm_tbps": 1.555, "nvlink_gbps": 600.0, "scaleout_gbitps": 100.0,
                 "peak_tflops": {"tf32": 156.0},
@@ -296,12 +296,11 @@ MADMAX_SCENARIO = {
 
 
 def madmax_columns() -> tuple[dict, dict]:
-    """Model constants and cost-model columns of :data:`MADMAX_SCENARIO`, as dse evaluates it,
-    with the two things its scenario cannot say: MAD-Max's DLRM has no interaction (the top
-    MLP reads the concatenation), and its gathers run at its mem_bw_util."""
+    """Model constants and cost-model columns of :data:`MADMAX_SCENARIO`, as dse evaluates it
+    (MAD-Max's DLRM has no interaction: ``concat``), with the one thing its scenario cannot
+    say: its gathers run at its mem_bw_util."""
     s = scenario_from_dict(MADMAX_SCENARIO)
     model = wl.model_constants(s.model)
-    model["interaction"] = "concat"
     cols = wl.scenario_columns(s)
     cols.update(eff_gather=0.836)
     return model, cols

@@ -214,7 +214,7 @@ def test_dlrm_mapping(tmp_path):
     assert m["family"] == "dlrm" and len(m["tables"]) == 4096
     assert m["tables"][0] == {"rows": 130000, "dim": 94, "pooling": 15.0}
     assert m["bottom_mlp"] == [3994] * 10 and m["top_mlp"] == [3994] * 10 and m["dense_features"] == 3994
-    assert m["interaction"] == "dot"
+    assert m["interaction"] == "concat"  # MAD-Max's DLRM has no interaction
     assert scenario["precision"] == "fp32"
     assert scenario["cluster"]["peak_tflops"]["fp32"] == 156.0
     # bytes_per_emb_param 2: FP16 tables

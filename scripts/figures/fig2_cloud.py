@@ -223,7 +223,6 @@ def dlrm_best_plans(work: DLRMWorkload, inst: pd.DataFrame, counts: list[int]) -
     every option scored in one vectorized cost-model call."""
     base, batch = dlrm_scenario(work)
     model = wl.model_constants(base.model)
-    model["interaction"] = "concat"  # MAD-Max's DLRM: square MLP layers, no interaction
     one_hot = all(t.pooling <= 1.0 for t in base.model.tables)
     shards = [c for c in wl.CANDIDATES if c not in work.skip and (one_hot or c != "hybrid")]
     rows, meta = [], []
