@@ -111,6 +111,7 @@ def open_study(ctx: SearchContext, mode: str):
     import optuna
 
     from .evaluation import space_key
+    from .workers import another_worker_live, machine_key
 
     directions = [d for _, d in ctx.space.objectives]
     try:
@@ -125,9 +126,7 @@ def open_study(ctx: SearchContext, mode: str):
         sampler=make_sampler(ctx.sampler, ctx.seed + already),
         load_if_exists=True,
     )
-    if ctx.shared or _others_running(study):
-        from .workers import machine_key
-
+    if ctx.shared or another_worker_live(study):
         salted = f"{ctx.seed + already}|{machine_key()}|{os.getpid()}"
         study.sampler = make_sampler(ctx.sampler, int.from_bytes(hashlib.sha256(salted.encode()).digest()[:4], "little"))
     stored = [d.name.lower() for d in study.directions]
@@ -147,20 +146,6 @@ def open_study(ctx: SearchContext, mode: str):
             "every worker of a study must run the same space file and --mode; use another --study-name"
         )
     return study
-
-
-def _others_running(study) -> bool:
-    """Whether another live worker is already on this study (then this one must not propose
-    what that one does)."""
-    from .workers import PREFIX, machine_key, process_alive
-
-    here = machine_key()
-    for key, record in study.user_attrs.items():
-        if not key.startswith(PREFIX) or not isinstance(record, dict) or record.get("done"):
-            continue
-        if record.get("host") != here or process_alive(int(record.get("pid", 0)), str(record.get("started", ""))):
-            return True
-    return False
 
 
 def start_study(ctx: SearchContext, mode: str):

@@ -76,6 +76,23 @@ def process_alive(pid: int, started: str) -> bool:
     return not started or process_start(pid) in ("", started)
 
 
+def records(study) -> dict[str, dict]:
+    """The worker records of a study, by key."""
+    return {k: v for k, v in study.user_attrs.items() if k.startswith(PREFIX) and isinstance(v, dict)}
+
+
+def local_worker_gone(record: dict) -> bool | None:
+    """For a worker on this machine, whether its process has ended; None for another machine's."""
+    if record.get("host") != machine_key():
+        return None
+    return not process_alive(int(record.get("pid", 0)), str(record.get("started", "")))
+
+
+def another_worker_live(study) -> bool:
+    """Whether a worker that has not finished, and is not known dead, is on the study."""
+    return any(not r.get("done") and local_worker_gone(r) is not True for r in records(study).values())
+
+
 @dataclass
 class Worker:
     """This process's record in a study, kept fresh by a heartbeat thread.
@@ -174,14 +191,14 @@ class Reaper:
     _beats: dict[str, tuple[int, float]] = field(default_factory=dict)
     _unclaimed: dict[int, float] = field(default_factory=dict)
 
-    def dead_workers(self, records: dict[str, dict], now: float) -> set[str]:
-        here = machine_key()
+    def dead_workers(self, found: dict[str, dict], now: float) -> set[str]:
         dead = set()
-        for key, record in records.items():
+        for key, record in found.items():
             if key == self.own or record.get("done"):
                 continue
-            if record.get("host") == here:
-                if not process_alive(int(record.get("pid", 0)), str(record.get("started", ""))):
+            gone = local_worker_gone(record)
+            if gone is not None:
+                if gone:
                     dead.add(key)
                 continue
             beat = record.get("beat")
@@ -203,14 +220,14 @@ class Reaper:
             self._unclaimed.clear()
             return []
         now = time.monotonic()
-        records = {k: v for k, v in self.study.user_attrs.items() if k.startswith(PREFIX) and isinstance(v, dict)}
-        dead = self.dead_workers(records, now)
+        records_now = records(self.study)
+        dead = self.dead_workers(records_now, now)
         claimed: dict[int, str] = {}
-        for key, record in records.items():
+        for key, record in records_now.items():
             for number in record.get("trials", []):
                 claimed[int(number)] = key
         someone_asking = any(record.get("asking") and not record.get("done") and key not in dead
-                             for key, record in records.items())
+                             for key, record in records_now.items())
         stale = []
         for trial in running:
             owner = claimed.get(trial.number)
