@@ -198,7 +198,7 @@ def validate(
     records = cases_records(cases)
     if as_json:
         keys = ("id", "source", "metric", "measured", "predicted", "error", "status", "reason",
-                "feasible", "infeasible_reason", "file", "line")
+                "feasible", "infeasible_reason", "flagged", "file", "line")
         out = {"cases": [{k: r[k] for k in keys} for r in records], "summary": summary}
         typer.echo(json.dumps(out, indent=2, allow_nan=False))
     else:

@@ -372,9 +372,10 @@ def _status_text(case: dict[str, Any]) -> Any:
 
     status = case["status"]
     if status == "ok":
+        flag = ", flagged OUTLIER by its data" if case.get("flagged") else ""
         if case.get("feasible") is False:
-            return Text("ok, predicted infeasible", style="yellow")
-        return Text("ok", style="green")
+            return Text(f"ok, predicted infeasible{flag}", style="yellow")
+        return Text(f"ok{flag}", style="dim" if flag else "green")
     if status == "skipped":
         return Text(f"skipped: {case['reason']}", style="dim")
     return Text("error (message on stderr)", style="red")
@@ -446,6 +447,9 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
             {"count": n, "evaluated": 0, "skipped": n, "errors": 0, "infeasible": 0,
              "mape_pct": None, "median_ape_pct": None, "max_ape_pct": None}, "dim")
     add("overall", summary["overall"], "bold")
+    if summary.get("flagged"):
+        add(f"overall without the {summary['flagged']} cases flagged OUTLIER in their notes",
+            summary["unflagged"], "bold")
     console.print(st)
     if summary.get("skip_reasons"):
         reasons = "; ".join(f"{n} {r}" for r, n in summary["skip_reasons"].items())

@@ -10,6 +10,10 @@ exactly one status, none is dropped:
 * ``skipped``: a kind of run the model does not cover yet, with the reason;
 * ``error``: the case does not validate as a scenario; ``reason`` holds the InputError message.
 
+A case whose own ``notes`` flag it ``OUTLIER`` (its source measured far below the same hardware
+elsewhere, e.g. an input-bound MLPerf submission) is predicted and counted like any other, and
+also marked ``flagged``: the summary's ``unflagged`` block gives the error figures without them.
+
 Before a case is scored, the software settings of its source (``dse/data/software.yaml``: which
 kernels and overlaps the framework of that paper used) are merged in by
 :func:`dse.sources.apply_software`; settings the case states itself win. All ``ok`` cases are
@@ -70,8 +74,11 @@ SKIP_REASONS = {
 #: Columns of the cases DataFrame, in order.
 CASE_COLUMNS = (
     "file", "line", "id", "source", "workload", "metric", "column", "measured", "predicted",
-    "error", "abs_pct_error", "feasible", "infeasible_reason", "status", "reason",
+    "error", "abs_pct_error", "feasible", "infeasible_reason", "status", "reason", "flagged",
 )
+
+#: The word in a case's ``notes`` by which its data set flags it as an outlier.
+OUTLIER_FLAG = "OUTLIER"
 
 def validate_cases(
     paths: str | Path | Iterable[str | Path], source: str | None = None
@@ -126,6 +133,7 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
         "infeasible_reason": "",
         "status": "skipped",
         "reason": "",
+        "flagged": OUTLIER_FLAG in str(obj.get("notes", "")),
     }
     label = f"{where} ({row['id']})" if row["id"] else where
     kind = _kind(obj)
@@ -178,12 +186,16 @@ def summarize(cases: pd.DataFrame) -> dict[str, Any]:
     ``infeasible`` (ok cases the model predicts infeasible, although they ran), and over the ok
     cases the absolute percentage error (APE = 100*|predicted - measured|/measured):
     ``mape_pct`` (its mean), ``median_ape_pct``, ``max_ape_pct`` (None when nothing was
-    evaluated). ``skip_reasons`` counts the cases per skip reason.
+    evaluated). ``skip_reasons`` counts the cases per skip reason. ``unflagged`` is the overall
+    block without the cases their data set flags as outliers (``flagged``), ``flagged`` their count.
     """
     by_source = {str(src): _block(group) for src, group in cases.groupby("source", sort=False)}
     skipped = cases[cases["status"] == "skipped"]
+    flagged = cases["flagged"].fillna(False).astype(bool)
     return {
         "overall": _block(cases),
+        "flagged": int(flagged.sum()),
+        "unflagged": _block(cases[~flagged]),
         "by_source": by_source,
         "skip_reasons": {str(k): int(v) for k, v in skipped["reason"].value_counts(sort=True).items()},
     }

@@ -77,6 +77,28 @@ def test_summary_arithmetic_per_source_and_overall():
     assert summary["skip_reasons"] == {"why": 1}
 
 
+def test_summary_without_the_cases_flagged_outlier():
+    cases = synthetic([("A", "ok", 10.0, True), ("A", "ok", 900.0, True), ("B", "ok", 30.0, True)])
+    cases["flagged"] = [False, True, False]
+    summary = summarize(cases)
+    assert summary["overall"]["mape_pct"] == pytest.approx(940.0 / 3)
+    assert summary["flagged"] == 1
+    assert summary["unflagged"]["mape_pct"] == pytest.approx(20.0)
+    assert summary["unflagged"]["max_ape_pct"] == pytest.approx(30.0)
+    assert summary["unflagged"]["evaluated"] == 2
+
+
+def test_a_case_is_flagged_by_the_word_outlier_in_its_notes(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    flagged = case("slow", notes="OUTLIER: 16x below the same hardware elsewhere")
+    plain = case("fine", notes="an outlier in lower case is prose, not the flag")
+    path.write_text("\n".join(json.dumps(o) for o in (flagged, plain, case("none"))) + "\n")
+    cases, summary = validate_cases(path)
+    assert list(cases["flagged"]) == [True, False, False]
+    assert summary["flagged"] == 1 and summary["unflagged"]["count"] == 2
+    assert (cases["status"] == "ok").all()  # flagged cases are still predicted and counted overall
+
+
 def test_summary_of_a_source_with_nothing_evaluated_has_no_error_figures():
     summary = summarize(synthetic([("A", "skipped", None, None)]))
     block = summary["by_source"]["A"]
