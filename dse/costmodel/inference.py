@@ -53,7 +53,8 @@ by ``scripts/calibrate_inference.py``) enter as the columns infer_matmul, infer_
 infer_hbm, step_overhead, seq_overhead and collective_overhead.
 
 Pipeline parallelism splits the batch into p microbatches of B/p that follow each other
-through the stages: a stage holds l/p layers, the period of one iteration is p stage times
+through the stages: a stage holds l/p layers (the fullest ceil(l/p) when p does not divide l: it
+sets the pace and the memory), the period of one iteration is p stage times
 (plus p point-to-point activation transfers), so throughput is B / (p t_stage) and ITL
 p t_stage.
 
@@ -272,7 +273,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     xb = np.minimum(wb, ab)  # GEMM activation operands are quantised like the weights (FP8, FP4)
 
     layers = c["layers"]
-    L = layers / p
+    L = np.ceil(layers / p - 1e-9)  # layers of the fullest stage (uneven when p does not divide them)
     moe_frac = np.where(c["experts"] > 0, c["moe_layers"] / layers, 0.0)
     dense_frac = 1.0 - moe_frac
     is_moe = c["experts"] > 0
@@ -466,7 +467,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     flag(t * p * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
     flag(np.mod(a, t) != 0, HEADS_TP)
     flag((np.mod(g, t) != 0) & (np.mod(t, g) != 0), KV_HEADS_TP)
-    flag(np.mod(layers, p) != 0, LAYERS_PP)
+    flag(layers < p, LAYERS_PP)
     ep_nests = np.mod(np.maximum(t, ep), np.minimum(t, ep)) == 0  # ep divides tp or tp divides ep
     flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(t * dp, ep) != 0) | ~ep_nests), EXPERTS_EP)
     flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, etp) != 0)), FFN_TP)

@@ -16,7 +16,10 @@ The model, per pipeline stage and microbatch, on two streams:
 
 Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream schedule is a
 closed form (:func:`two_stream_layer`, plus the first gather that nothing hides);
-pipeline stages hold layers/pp layers and the last stage also the LM head.
+pipeline stages hold layers/pp layers and the last stage also the LM head. When pp does not
+divide the layers, stages hold floor or ceil(layers/pp) (Megatron-core's uneven first/last
+stages): the first stages take the extra layers, the last one the head, and the steady state runs
+at the slower of a full stage and the last stage with its head; each pipeline chunk needs a layer.
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
 ZeRO stage), activations of the microbatches in flight (Korthikanti et al. 2022), logits,
@@ -131,7 +134,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     T = b * s / cp  # tokens of one microbatch held by one GPU
     m = np.maximum(c["global_batch"] / (dp * b), 1.0)  # microbatches per pipeline
-    L = c["layers"] / pp  # layers per stage
+    L = c["layers"] / pp  # layers per stage (mean)
+    L_hi = np.ceil(c["layers"] / pp - 1e-9)  # the first stages when pp does not divide the layers
+    L_lo = np.where(np.mod(c["layers"], pp) != 0, np.floor(c["layers"] / pp + 1e-9), L_hi)  # the last
     moe_frac = c["moe_layers"] / c["layers"]
     dense_frac = 1.0 - moe_frac
     dpc = dp * cp  # ranks that reduce dense gradients
@@ -316,11 +321,14 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     hidden_layer = tp_hid + ep_hid + cp_hid + fsdp_hid
 
     # per-stage forward and backward of one microbatch (the whole stage, all vpp chunks)
-    stage_compute = L * (layer_f + layer_b) + L * slow * hidden_layer
-    stage_comm = L * (fwd_time - layer_f + bwd_time - layer_b) + 2.0 * fsdp_first
-    # bottleneck (last) stage; with one stage it also runs the input projection
-    step_last = stage_compute + stage_comm + head_f + head_b + np.where(pp > 1, 0.0, in_f + in_b)
-    step_mean = stage_compute + stage_comm + (head_f + head_b + in_f + in_b) / pp
+    per_layer = layer_f + layer_b + slow * hidden_layer + (fwd_time - layer_f + bwd_time - layer_b)
+    head_t = head_f + head_b + np.where(pp > 1, 0.0, in_f + in_b)  # one stage also runs the input side
+    # bottleneck stage: the last (L_lo layers and the head) or, with uneven stages, a full one
+    head_on = L_lo * per_layer + head_t >= L_hi * per_layer
+    Lb = np.where(head_on, L_lo, L_hi)  # layers of the bottleneck stage
+    head_w = np.where(head_on, 1.0, 0.0)
+    step_last = Lb * per_layer + 2.0 * fsdp_first + head_w * head_t
+    step_mean = L * per_layer + 2.0 * fsdp_first + (head_f + head_b + in_f + in_b) / pp
     comm_f_layer = fwd_time - layer_f
     comm_b_layer = bwd_time - layer_b
 
@@ -345,8 +353,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     head_p = V * h / t
     tied = c["tied_embeddings"] * (k_in <= 0)
     # the last stage holds the head; a single stage holds the input side too (shared when tied)
-    p_stage_rep = L * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
-    p_stage_exp = L * p_layer_exp
+    p_stage_rep = L_hi * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
+    p_stage_exp = L_hi * p_layer_exp
     # trainable share of a stage's parameters (fine-tuning): frozen layers, frozen embeddings
     # and head, or only the LoRA adapters of the trainable layers
     emb_train = 1.0 - c["freeze_embeddings"]
@@ -373,9 +381,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     grad_sync = np.where(z3, 0.0, np.where(zero >= 1, rs, ar)) * train_last
     param_sync = np.where((zero >= 1) & ~z3, ag, 0.0) * train_last
     dp_on = c["overlap_dp"] > 0
-    min_exposed = 1.0 / np.maximum(L, 1.0)
-    bwd_window = L * (layer_b + comm_b_layer)
-    fwd_window = L * (layer_f + comm_f_layer)
+    min_exposed = 1.0 / np.maximum(Lb, 1.0)
+    bwd_window = Lb * (layer_b + comm_b_layer)
+    fwd_window = Lb * (layer_f + comm_f_layer)
     grad_exp = np.where(dp_on, np.maximum(grad_sync - bwd_window, grad_sync * min_exposed), grad_sync)
     param_exp = np.where(dp_on, np.maximum(param_sync - fwd_window, param_sync * min_exposed), param_sync)
     dp_exposed = grad_exp + param_exp
@@ -404,15 +412,16 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         return nbytes * np.where(sharded > 0, np.minimum(sh, unsharded), unsharded)
 
     # first stage holds the input side, last the head (one stage holds both when pp = 1)
-    p_first_rep = L * p_layer_rep + np.where(pp > 1, emb_in, emb_in + head_p * (1.0 - tied))
-    p_last_rep = L * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
+    p_first_rep = L_hi * p_layer_rep + np.where(pp > 1, emb_in, emb_in + head_p * (1.0 - tied))
+    p_last_rep = L_lo * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
     mem_static = []
-    for p_rep, trainable in ((p_first_rep, train_first), (p_last_rep, train_last)):
+    for p_rep, p_exp, trainable in ((p_first_rep, L_hi * p_layer_exp, train_first),
+                                    (p_last_rep, L_lo * p_layer_exp, train_last)):
         # ZeRO-3 holds two gathered layers (one prefetched); ZeRO-2/3 one layer's gradients
         # before their reduce-scatter
-        w = per_param(p_rep, p_stage_exp, wbytes, shard_w, 2.0)
-        gr = per_param(p_rep, p_stage_exp, c["grad_bytes"], shard_grad, 1.0) * trainable
-        op = per_param(p_rep, p_stage_exp, c["optimizer_bytes"], shard_opt, 0.0) * trainable
+        w = per_param(p_rep, p_exp, wbytes, shard_w, 2.0)
+        gr = per_param(p_rep, p_exp, c["grad_bytes"], shard_grad, 1.0) * trainable
+        op = per_param(p_rep, p_exp, c["optimizer_bytes"], shard_opt, 0.0) * trainable
         mem_static.append((w, gr, op))
 
     act_dense, act_moe = layer_activation_bytes(T, c, t, rep_div, c["top_k"])
@@ -423,8 +432,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0), 0.0)
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
     # layers that run forward only (frozen, nothing trainable below) keep no activations
-    kept_first = L - np.where(no_flow, f_first, 0.0)
-    kept_last = L - np.where(no_flow, f_last, 0.0)
+    kept_first = L_hi - np.where(no_flow, f_first, 0.0)
+    kept_last = L_lo - np.where(no_flow, f_last, 0.0)
     act_first = kept_first * stored * in_flight + working + T * h * act
     logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
     act_last = kept_last * stored + working + logits
@@ -455,7 +464,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     flag(t * pp * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
     flag((np.mod(a, t) != 0) | (np.mod(g, t) != 0), HEADS_TP)
-    flag(np.mod(c["layers"], pp * vpp) != 0, LAYERS_PP)
+    flag(c["layers"] < pp * vpp, LAYERS_PP)
     flag(np.mod(c["global_batch"], dp * b) != 0, BATCH_DP)
     flag(np.mod(s, cp) != 0, SEQ_CP)
     flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(dpc, ep) != 0)), EXPERTS_EP)
@@ -491,22 +500,21 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "memory_buffers_bytes": buffers,
         "memory_reserved_bytes": reserved,
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
-        "time_compute_s": steady * (L * (layer_f + layer_b) + head_f + head_b
-                                    + np.where(pp > 1, 0.0, in_f + in_b)) + optimizer,
+        "time_compute_s": steady * (Lb * (layer_f + layer_b) + head_w * head_t) + optimizer,
         "time_bubble_s": bubble,
-        "exposed_tp_s": steady * L * tp_exp,
-        "exposed_ep_s": steady * L * ep_exp,
-        "exposed_cp_s": steady * L * cp_exp,
-        "exposed_fsdp_s": steady * (L * fsdp_exp + 2.0 * fsdp_first),
+        "exposed_tp_s": steady * Lb * tp_exp,
+        "exposed_ep_s": steady * Lb * ep_exp,
+        "exposed_cp_s": steady * Lb * cp_exp,
+        "exposed_fsdp_s": steady * (Lb * fsdp_exp + 2.0 * fsdp_first),
         "exposed_pp_s": pp_exposed,
         "exposed_dp_s": dp_exposed,
-        "overlapped_tp_s": steady * L * tp_hid,
-        "overlapped_ep_s": steady * L * ep_hid,
-        "overlapped_cp_s": steady * L * cp_hid,
-        "overlapped_fsdp_s": steady * L * fsdp_hid,
+        "overlapped_tp_s": steady * Lb * tp_hid,
+        "overlapped_ep_s": steady * Lb * ep_hid,
+        "overlapped_cp_s": steady * Lb * cp_hid,
+        "overlapped_fsdp_s": steady * Lb * fsdp_hid,
         "overlapped_dp_s": dp_hidden,
         "overlapped_pp_s": np.where(pp_on, 2.0 * p2p_one * m * vpp, 0.0),
-        "time_overlap_slowdown_s": slow * (steady * L * hidden_layer + dp_hidden),
+        "time_overlap_slowdown_s": slow * (steady * Lb * hidden_layer + dp_hidden),
         "microbatches": m,
         "params_total": total_params,
         "params_active": active_params,
@@ -524,7 +532,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         # (dse.trace): mean forward/backward op times of one layer on one microbatch, s
         moe_w = moe_frac * np.where(is_moe, 1.0, 0.0)
         out.update({
-            "detail_layers_per_stage": L,
+            "detail_layers_per_stage": Lb,
             "detail_qkv_f": qkv_f, "detail_qkv_b": qkv_b, "detail_out_f": out_f, "detail_out_b": out_b,
             "detail_attn_f": attn_f, "detail_attn_b": attn_b,
             "detail_ffn_f": (1.0 - moe_w) * ffn + moe_w * moe_ffn,
@@ -537,13 +545,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
             "detail_cp_f": cp_f, "detail_cp_b": cp_b, "detail_fsdp_f": fsdp_f, "detail_fsdp_b": fsdp_b,
             "detail_tp_exposed_f": fwd_exposed[0], "detail_tp_exposed_b": bwd_exposed[0],
             "detail_ep_exposed_f": fwd_exposed[1], "detail_ep_exposed_b": bwd_exposed[1],
-            "detail_head_f": head_f, "detail_head_b": head_b, "detail_fsdp_first": fsdp_first,
+            "detail_head_f": head_w * head_f, "detail_head_b": head_w * head_b, "detail_fsdp_first": fsdp_first,
             "detail_p2p": p2p_one, "detail_grad_sync": grad_sync, "detail_param_sync": param_sync,
             "detail_grad_exposed": grad_exp, "detail_param_exposed": param_exp,
             "detail_optimizer": optimizer, "detail_slowdown_per_layer": slow * hidden_layer,
             "detail_step_last": step_last,
             # ViT's patch embedding (input projection), run by the last stage when it is the only one
-            "detail_in_f": np.where(pp > 1, 0.0, in_f), "detail_in_b": np.where(pp > 1, 0.0, in_b),
+            "detail_in_f": np.where(pp > 1, 0.0, head_w * in_f), "detail_in_b": np.where(pp > 1, 0.0, head_w * in_b),
         })
     return {k: np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for k, v in out.items()}
 

@@ -48,7 +48,8 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     unique and sorted lexicographically by those columns.
 
     Kept: dp = num_gpus / (tp*pp*cp) a positive integer; heads, kv_heads, ffn_hidden (and
-    expert_ffn_hidden for MoE) divisible by tp; layers by pp*vpp; vpp > 1 only with pp > 1 and
+    expert_ffn_hidden for MoE) divisible by tp; layers at least pp*vpp (stages may be uneven, as
+    Megatron-core's first/last stages; the cost model paces them by the fullest); vpp > 1 only with pp > 1 and
     microbatches per pipeline (global_batch / (dp*microbatch)) divisible by pp; global_batch by
     dp*microbatch; seq_len by cp; MoE: experts and dp*cp divisible by ep; dense: ep = 1.
     ``sp: auto`` gives sp = (tp > 1); with a list, tp = 1 rows have sp = 0 (sequence
@@ -96,7 +97,7 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
 
     rows = _cross(rows, "vpp", vpps)
     pv = rows["pp"] * rows["vpp"]
-    rows = _keep(rows, (layers % pv == 0) & ((rows["vpp"] == 1) | (rows["pp"] > 1)))
+    rows = _keep(rows, (layers >= pv) & ((rows["vpp"] == 1) | (rows["pp"] > 1)))
 
     rows = _cross(rows, "microbatch", micro)
     rows = _cross(rows, "global_batch", batches)
@@ -160,7 +161,7 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     m = space.base.model
     tps = [t for t in sorted(set(par.tp))
            if m.heads % t == 0 and (m.kv % t == 0 or t % m.kv == 0) and m.ffn_hidden % t == 0]
-    pps = [p for p in sorted(set(par.pp)) if m.layers % p == 0 and n_gpus % p == 0]
+    pps = [p for p in sorted(set(par.pp)) if m.layers >= p and n_gpus % p == 0]
     rows: dict[str, np.ndarray] = {"tp": np.asarray(tps, dtype=np.int64)}
     rows = _cross(rows, "pp", pps)
     rows = _keep(rows, n_gpus % (rows["tp"] * rows["pp"]) == 0)

@@ -867,10 +867,11 @@ def _training_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     if not any(s % c == 0 for c in par.cp):
         problems.append(FieldProblem("parallel.cp", str(par.cp), f"no candidate divides seq_len {s}"))
     problems += _ep_checks(par.ep, m)
-    if not any(m.layers % (p * v) == 0 and (v == 1 or p > 1) for p in par.pp for v in par.vpp):
+    if not any(m.layers >= p * v and (v == 1 or p > 1) for p in par.pp for v in par.vpp):
         problems.append(FieldProblem(
             "parallel.pp", f"pp {par.pp}, vpp {par.vpp}",
-            f"no pp*vpp divides layers {m.layers} (vpp > 1 also needs pp > 1)"))
+            f"no pp*vpp is at most layers {m.layers} (every pipeline chunk needs a layer; "
+            "vpp > 1 also needs pp > 1)"))
     return problems
 
 
@@ -892,8 +893,9 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
             "parallel.tp", str(par.tp),
             f"no candidate divides heads {m.heads} and ffn_hidden {'/'.join(map(str, ffn))} and "
             f"divides or is a multiple of kv_heads {m.kv} of {m.name}"))
-    if not any(m.layers % p == 0 for p in par.pp):
-        problems.append(FieldProblem("parallel.pp", str(par.pp), f"no candidate divides layers {m.layers}"))
+    if not any(m.layers >= p for p in par.pp):
+        problems.append(FieldProblem("parallel.pp", str(par.pp),
+                                     f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
     return problems + _ep_checks(par.ep, m)
 
 

@@ -184,7 +184,11 @@ def test_degree_checks():
     assert int(one(cols, num_gpus=16.0)["infeasible_mask"]) & tr.DEGREES_PRODUCT
     assert int(one(cols, cp=2.0, num_gpus=16.0)["infeasible_mask"]) & inf.CONTEXT_PARALLEL
     assert int(one(cols, ep=2.0)["infeasible_mask"]) & tr.EP_DENSE
-    assert int(one(columns(pp=3, num_gpus=3))["infeasible_mask"]) & tr.LAYERS_PP
+    assert int(one(columns(pp=3, num_gpus=3), layers=2.0)["infeasible_mask"]) & tr.LAYERS_PP
+    # 80 layers over 3 stages (27, 27, 26): feasible, paced and sized by a 27-layer stage
+    uneven = one(columns(pp=3, num_gpus=3))
+    assert int(uneven["infeasible_mask"]) & tr.LAYERS_PP == 0
+    assert uneven["itl_ms"] == pytest.approx(one(columns(pp=3, num_gpus=3), layers=81.0)["itl_ms"], rel=1e-9)
 
 
 def test_unknown_and_missing_columns_are_errors():

@@ -65,11 +65,30 @@ def test_heads_not_divisible_by_tp():
     assert "heads 64 and kv_heads 8 must be divisible by tp 16" in reason
 
 
-def test_layers_not_divisible_by_pp_vpp():
-    # 80 layers over 16*2 = 32 chunks
-    _, mask, reason = run(columns({"tp": 4, "pp": 16, "vpp": 2, "global_batch": 64}))
+def test_fewer_layers_than_pipeline_chunks():
+    # 80 layers over 16*8 = 128 chunks: some chunk would be empty
+    _, mask, reason = run(columns({"tp": 4, "pp": 16, "vpp": 8, "global_batch": 128}))
     assert mask & tr.LAYERS_PP
-    assert "layers 80 not divisible by pp*vpp = 16*2 = 32" in reason
+    assert "layers 80 fewer than pp*vpp = 16*8 = 128" in reason
+
+
+def test_uneven_pipeline_stages_are_feasible_and_paced_by_the_fullest_stage():
+    # 80 layers over 16*2 = 32 chunks (Megatron-core's uneven first/last stages): feasible
+    out, mask, reason = run(columns({"tp": 4, "pp": 16, "vpp": 2, "global_batch": 64}))
+    assert mask & tr.LAYERS_PP == 0, reason
+    # pp = 3 on 80 layers: stages of 27, 27, 26 (+ head); the steady state runs at the slower of
+    # a 27-layer stage and the 26-layer last stage with its head, so between 78 and 81 layers
+    # split evenly, and the first stage holds 27 layers of weights (as 81 layers would)
+    plan = {"tp": 8, "pp": 3, "global_batch": 48}
+    by_layers = {n: run(columns(plan, model={"preset": "llama2-70b", "layers": n}, num_gpus=24))[0]
+                 for n in (78, 80, 81)}
+    for key in ("iteration_time_s", "memory_weights_bytes"):
+        assert by_layers[78][key] < by_layers[80][key] <= by_layers[81][key]
+    assert by_layers[80]["memory_weights_bytes"] == pytest.approx(by_layers[81]["memory_weights_bytes"], rel=REL)
+    detail = {k: float(v[0]) for k, v in tr.evaluate_training_detail(
+        columns(plan, model={"preset": "llama2-70b", "layers": 80}, num_gpus=24)).items()}
+    assert detail["detail_layers_per_stage"] in (26.0, 27.0)
+    assert sum(by_layers[80][k] for k in BREAKDOWN) == pytest.approx(by_layers[80]["iteration_time_s"], rel=REL)
 
 
 def test_batch_not_divisible_by_dp_microbatch():
@@ -139,6 +158,7 @@ PLANS = [
     {"tp": 8, "dp": 8, "zero": 3, "global_batch": 64, "recompute": "full"},
     {"tp": 2, "pp": 8, "zero": 1, "global_batch": 256, "microbatch": 2},
     {"tp": 8, "pp": 2, "zero": 2, "global_batch": 64, "sp": False},
+    {"tp": 4, "pp": 16, "vpp": 2, "global_batch": 64},  # uneven: 80 layers over 32 chunks
 ]
 
 
