@@ -635,7 +635,7 @@ def _dlrm(m: MadMaxModel, name: str, src: _Sources, notes: _Notes) -> dict[str, 
     notes.add(f"DLRM: dense_features = mlp_dim ({m.mlp_dim}), so the first bottom layer is mlp_dim x mlp_dim "
               "as in MAD-Max, which has no dense-feature count.")
     notes.add("DLRM: interaction concat. MAD-Max has no interaction operation (its first top layer is "
-              f"also mlp_dim x mlp_dim): the top MLP keeps its own first width and the pooled embeddings "
+              "also mlp_dim x mlp_dim): the top MLP keeps its own first width and the pooled embeddings "
               "and the bottom output are only concatenated.")
     if m.bytes_per_emb_param is not None and m.bytes_per_emb_param not in EMB_DTYPES:
         notes.add(f"bytes_per_emb_param ({m.bytes_per_emb_param}) is not mapped: training.dlrm.emb_dtype "

@@ -16,7 +16,6 @@ from dse.errors import InputError
 from dse.search.space import (
     KNOBS,
     METRICS_BY_KIND,
-    OBJECTIVE_METRICS,
     SearchSpace,
     hardware_columns,
     load_space,
