@@ -35,8 +35,8 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
         reasons.append(f"ffn_hidden {_i(g('ffn_hidden'))} (and expert_ffn_hidden) must be divisible by tp {_i(tp)}")
     if mask & tr.LAYERS_PP:
         reasons.append(
-            f"layers {_i(g('layers'))} fewer than pp*vpp = {_i(pp)}*{_i(g('vpp', 1))} = {_i(pp * g('vpp', 1))} "
-            "(every pipeline chunk needs at least one layer)"
+            f"layers {_i(g('layers'))} + 2 fewer than pp*vpp = {_i(pp)}*{_i(g('vpp', 1))} = {_i(pp * g('vpp', 1))} "
+            "(every pipeline chunk needs a layer; the embedding and the loss may take one each)"
         )
     if mask & tr.BATCH_DP:
         mb = g("microbatch", 1)

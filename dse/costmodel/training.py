@@ -19,7 +19,8 @@ closed form (:func:`two_stream_layer`, plus the first gather that nothing hides)
 pipeline stages hold layers/pp layers and the last stage also the LM head. When pp does not
 divide the layers, stages hold floor or ceil(layers/pp) (Megatron-core's uneven first/last
 stages): the first stages take the extra layers, the last one the head, and the steady state runs
-at the slower of a full stage and the last stage with its head; each pipeline chunk needs a layer.
+at the slower of a full stage and the last stage with its head. Every pipeline chunk holds a layer,
+except that the embedding and the loss may take a chunk each (layers + 2 >= pp*vpp).
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
 ZeRO stage), activations of the microbatches in flight (Korthikanti et al. 2022), logits,
@@ -464,7 +465,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     flag(t * pp * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
     flag((np.mod(a, t) != 0) | (np.mod(g, t) != 0), HEADS_TP)
-    flag(c["layers"] < pp * vpp, LAYERS_PP)
+    # the embedding and the loss may fill a chunk each (Megatron-core's account_for_embedding/
+    # loss_in_pipeline_split), so up to two chunks may hold no transformer layer
+    flag(c["layers"] + 2.0 < pp * vpp, LAYERS_PP)
     flag(np.mod(c["global_batch"], dp * b) != 0, BATCH_DP)
     flag(np.mod(s, cp) != 0, SEQ_CP)
     flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(dpc, ep) != 0)), EXPERTS_EP)

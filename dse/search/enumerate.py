@@ -48,7 +48,7 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     unique and sorted lexicographically by those columns.
 
     Kept: dp = num_gpus / (tp*pp*cp) a positive integer; heads, kv_heads, ffn_hidden (and
-    expert_ffn_hidden for MoE) divisible by tp; layers at least pp*vpp (stages may be uneven, as
+    expert_ffn_hidden for MoE) divisible by tp; layers + 2 at least pp*vpp (stages may be uneven, as
     Megatron-core's first/last stages; the cost model paces them by the fullest); vpp > 1 only with pp > 1 and
     microbatches per pipeline (global_batch / (dp*microbatch)) divisible by pp; global_batch by
     dp*microbatch; seq_len by cp; MoE: experts and dp*cp divisible by ep; dense: ep = 1.
@@ -97,7 +97,7 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
 
     rows = _cross(rows, "vpp", vpps)
     pv = rows["pp"] * rows["vpp"]
-    rows = _keep(rows, (layers >= pv) & ((rows["vpp"] == 1) | (rows["pp"] > 1)))
+    rows = _keep(rows, (layers + 2 >= pv) & ((rows["vpp"] == 1) | (rows["pp"] > 1)))
 
     rows = _cross(rows, "microbatch", micro)
     rows = _cross(rows, "global_batch", batches)

@@ -867,10 +867,11 @@ def _training_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     if not any(s % c == 0 for c in par.cp):
         problems.append(FieldProblem("parallel.cp", str(par.cp), f"no candidate divides seq_len {s}"))
     problems += _ep_checks(par.ep, m)
-    if not any(m.layers >= p * v and (v == 1 or p > 1) for p in par.pp for v in par.vpp):
+    if not any(m.layers + 2 >= p * v and (v == 1 or p > 1) for p in par.pp for v in par.vpp):
         problems.append(FieldProblem(
             "parallel.pp", f"pp {par.pp}, vpp {par.vpp}",
-            f"no pp*vpp is at most layers {m.layers} (every pipeline chunk needs a layer; "
+            f"no pp*vpp is at most layers {m.layers} + 2 (every pipeline chunk needs a layer, the "
+            "embedding and the loss may take one each; "
             "vpp > 1 also needs pp > 1)"))
     return problems
 

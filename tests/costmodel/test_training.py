@@ -69,7 +69,11 @@ def test_fewer_layers_than_pipeline_chunks():
     # 80 layers over 16*8 = 128 chunks: some chunk would be empty
     _, mask, reason = run(columns({"tp": 4, "pp": 16, "vpp": 8, "global_batch": 128}))
     assert mask & tr.LAYERS_PP
-    assert "layers 80 fewer than pp*vpp = 16*8 = 128" in reason
+    assert "layers 80 + 2 fewer than pp*vpp = 16*8 = 128" in reason
+    # 126 layers on 16*8 = 128 chunks: the embedding and the loss take the two extra chunks
+    _, mask, reason = run(columns({"tp": 8, "pp": 16, "vpp": 8, "global_batch": 128},
+                                  model={"preset": "llama3-405b"}, num_gpus=128))
+    assert mask & tr.LAYERS_PP == 0, reason
 
 
 def test_uneven_pipeline_stages_are_feasible_and_paced_by_the_fullest_stage():

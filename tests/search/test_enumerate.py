@@ -64,7 +64,7 @@ def brute_force(space, num_gpus):
             continue
         if moe is not None and moe.expert_ffn_hidden % tp:
             continue
-        if m.layers < pp * vpp or m.seq_len % cp:
+        if m.layers + 2 < pp * vpp or m.seq_len % cp:
             continue
         if gb % (dp * mb):
             continue
