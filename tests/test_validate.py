@@ -246,3 +246,12 @@ def test_shared_validation_files_every_case_accounted_for():
     assert np.isfinite(ok["predicted"].to_numpy(dtype=float)).all()
     assert (ok["predicted"] > 0).all()
     assert summary["overall"]["mape_pct"] is not None and math.isfinite(summary["overall"]["mape_pct"])
+
+
+def test_the_out_of_sample_cases_shipped_in_validation_are_all_predicted():
+    files = sorted((Path(__file__).resolve().parents[1] / "validation").glob("*.jsonl"))
+    assert files, "validation/*.jsonl missing"
+    cases, summary = validate_cases(files)
+    assert (cases["status"] == "ok").all(), cases.loc[cases["status"] != "ok", ["id", "reason"]].to_string()
+    assert np.isfinite(cases["predicted"]).all() and (cases["predicted"] > 0).all()
+    assert summary["flagged"] == 2
