@@ -206,10 +206,18 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # elementwise HBM traffic per layer (forward): norms, residuals, rotary, dropout (16 T*h
     # element passes), the activation function (mats passes over f), FP8 casts of matmul inputs
     elem = 16.0 * T * h * act / rep_div + mats * T * f * act / t
-    elem_moe = 16.0 * T * h * act / rep_div + mats * Tk * fe * act / t + 4.0 * Tk * h * act / rep_div
+    # MoE: permute the routed copies before the dispatch and un-permute (weighted sum) after the
+    # combine (4 passes over Tk*h); with expert parallelism and several local experts the received
+    # tokens are also sorted by expert and back (Megatron-core's alltoall dispatcher): 4 more
+    local_sort = np.where((ep > 1) & (c["experts"] > ep), 4.0, 0.0)
+    elem_moe = (16.0 * T * h * act / rep_div + mats * Tk * fe * act / t
+                + (4.0 + local_sort) * Tk * h * act / rep_div)
+    # FP8 casts of matmul inputs: read 2 bytes, write 1 (QKV, output projection, FFN up and down);
+    # a MoE layer casts every routed copy (and the shared experts' tokens) for its expert GEMMs
     cast = np.where(fp8, 3.0 * T * (2.0 * h + a * d / t + f / t), 0.0)
+    cast_moe = np.where(fp8, 3.0 * (T * (h + a * d / t) + (Tk + c["shared_experts"] * T) * (h + fe / t)), 0.0)
     elem_f = (elem + cast) / hbm
-    elem_moe_f = (elem_moe + cast) / hbm
+    elem_moe_f = (elem_moe + cast_moe) / hbm
 
     dense_f = proj + ffn + attn_f + elem_f
     moe_f = proj + moe_ffn + attn_f + elem_moe_f

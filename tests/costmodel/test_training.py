@@ -316,6 +316,28 @@ def test_static_memory_single_stage_holds_embedding_and_head():
     assert out["memory_optimizer_bytes"] == pytest.approx(103_464_960_000.0, rel=REL)
 
 
+def detail(cols):
+    return {k: float(v[0]) for k, v in tr.evaluate_training_detail(cols).items()}
+
+
+def test_moe_elementwise_traffic_hand_computed():
+    # Mixtral-8x7B (every layer MoE, top-2, h 4096, expert FFN 14336), tp 1, one microbatch of
+    # 4096 tokens: Tk = 8192 routed copies. With ep = 2 each rank holds 4 experts, so the tokens
+    # it receives are sorted by expert and back: 4 more passes over Tk*h at 2 bytes.
+    plan = {"tp": 1, "dp": 8, "microbatch": 1, "global_batch": 64}
+    one, two = (columns({**plan, "ep": ep}, model="mixtral-8x7b", num_gpus=8) for ep in (1, 2))
+    hbm = one["hbm_bw"] * one["eff_hbm"]
+    T, h = 4096.0, 4096.0
+    Tk = 2 * T
+    sort = 4 * Tk * h * 2.0 / hbm
+    assert detail(two)["detail_elem_f"] - detail(one)["detail_elem_f"] == pytest.approx(sort, rel=1e-9)
+    # FP8: every GEMM input is cast (read 2 bytes, write 1); a MoE layer casts the routed copies:
+    # 3 * (T*(h + a*d) + Tk*(h + fe)) bytes, a*d = h = 4096, fe = 14336
+    fp8 = columns({**plan, "ep": 1}, model="mixtral-8x7b", num_gpus=8, precision="fp8")
+    cast = 3.0 * (T * (h + h) + Tk * (h + 14336.0)) / hbm
+    assert detail(fp8)["detail_elem_f"] - detail(one)["detail_elem_f"] == pytest.approx(cast, rel=1e-9)
+
+
 def test_moe_expert_parallel_all_to_all():
     rows = [columns({"tp": 2, "dp": 32, "ep": ep, "global_batch": 256}, model="mixtral-8x7b") for ep in (1, 8)]
     out = run_batch(rows)
