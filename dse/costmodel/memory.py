@@ -47,16 +47,21 @@ def ffn_activation_bytes(T, f, c, t, rep_div):
 def layer_activation_bytes(T, c, t, rep_div, ep_tokens_factor):
     """Activations kept for backward by one dense and one MoE layer (no recompute), bytes.
 
-    ``ep_tokens_factor`` is top_k: a MoE layer's experts see T*top_k token copies, plus the
-    permuted copies of the routed tokens themselves.
+    ``ep_tokens_factor`` is top_k: a MoE layer's experts see T*top_k routed token copies. Per
+    token (T) it keeps the FFN norm input and dropout mask; per routed copy the expert GEMM
+    input, the expert's up-projection and activation outputs, and the expert output (the
+    gradient of the routing weight is its dot product with the output gradient).
     """
     attn = attention_activation_bytes(T, c, t, rep_div)
     dense = attn + ffn_activation_bytes(T, c["ffn_hidden"], c, t, rep_div)
+    h, act, fe = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"]
+    mm_in = _matmul_input_bytes(c)
     routed = T * ep_tokens_factor
     moe = (
         attn
-        + ffn_activation_bytes(routed, c["expert_ffn_hidden"], c, t, rep_div)
-        + c["shared_experts"] * c["expert_ffn_hidden"] * T * c["ffn_mats"] * c["act_bytes"] / t
-        + routed * c["hidden"] * c["act_bytes"] / rep_div  # permuted token copies
+        + T * h * (act + 1.0) / rep_div  # FFN norm input, dropout mask
+        + routed * h * (mm_in + act) / rep_div  # expert GEMM inputs; expert outputs
+        + routed * fe * ((c["ffn_mats"] - 1.0) * act + mm_in) / t  # up outputs; activation output
+        + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t
     )
     return dense, moe
