@@ -23,8 +23,18 @@ def fsdp_scenario(**parallel):
             "parallel": {"tp": 1, "pp": 1, "zero": 3, "microbatch": 2, "global_batch": 64, **parallel}}
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS + [fsdp_scenario(), fsdp_scenario(cp=2, tp=2)],
-                         ids=lambda s: s.name if isinstance(s, Path) else "fsdp")
+def uneven_scenario(layers, pp, vocab=32000):
+    """Llama-2-7B cut to `layers` layers over `pp` stages that do not divide them (a large
+    vocabulary makes the last stage, with fewer layers and the head, the slower one)."""
+    return {"model": {"preset": "llama2-7b", "layers": layers, "vocab": vocab},
+            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8 * pp},
+            "parallel": {"tp": 8, "pp": pp, "microbatch": 1, "global_batch": 16}}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS + [fsdp_scenario(), fsdp_scenario(cp=2, tp=2),
+                                                  uneven_scenario(31, 4), uneven_scenario(30, 4, vocab=256000)],
+                         ids=lambda s: s.name if isinstance(s, Path) else "fsdp" if "zero" in s["parallel"]
+                         else f"uneven{s['model']['layers']}")
 def test_compute_stream_adds_up_to_the_iteration_time(scenario):
     events, meta = scenario_trace(scenario)
     compute = sorted((e for e in events if e.stream == COMPUTE), key=lambda e: e.start)
