@@ -340,6 +340,8 @@ class InferenceSpec(Spec):
     batch: PositiveInt | None = None
     concurrency: PositiveInt | None = None
     mode: Literal["offline_max_throughput", "online"] = "offline_max_throughput"
+    #: offered load, requests/s for the whole deployment (online serving); None = offline
+    request_rate: PositiveFloat | None = None
 
 
 class Scenario(Spec):

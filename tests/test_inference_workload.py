@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dse
 from dse.costmodel import training as tr
@@ -166,3 +168,46 @@ def test_cli_evaluate_prints_ttft_and_itl(tmp_path):
     assert rec["serving"]["itl_ms"] > 0 and rec["serving"]["ttft_ms"] > 0 and rec["serving"]["batch"] >= 1
     assert rec["tokens_per_s"] == pytest.approx(rec["serving"]["batch"] / rec["iteration_time_s"], rel=1e-9)
     assert rec["breakdown"]["memory_bytes"]["kv_cache"] > 0
+
+
+# ------------------------------------------------------------------------ online: offered request rate
+def online(rate, **changes):
+    base = dict(model="llama3-70b", tp=4, num_gpus=8, input_len=1024, output_len=256)
+    spec = serving(**{**base, **changes}, **({"request_rate": rate} if rate is not None else {}))
+    spec["parallel"]["dp"] = 2
+    return dse.evaluate(dse.load_scenario(spec), explain=True).iloc[0]
+
+
+def test_an_offered_rate_is_served_at_the_batch_littles_law_gives():
+    offline = online(None)
+    for rate in (0.5, 5.0, 20.0):
+        r = online(rate)
+        assert r.feasible and r.requests_per_s == pytest.approx(rate, rel=1e-9)
+        assert r.tokens_per_s == pytest.approx(rate * 256, rel=1e-9)
+        assert r.batch <= offline.batch and r.itl_ms <= offline.itl_ms
+        if r.batch > 1.0:  # B = (rate per replica) * O * ITL
+            assert r.batch == pytest.approx(rate / 2 * 256 * r.itl_ms / 1e3, rel=1e-4)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(low=st.floats(0.05, 25.0), factor=st.floats(1.01, 3.0))
+def test_more_offered_load_never_lowers_batch_or_latency(low, factor):
+    a, b = online(low), online(low * factor)
+    if b.feasible:
+        assert b.batch >= a.batch * (1 - 1e-6)
+        assert b.itl_ms >= a.itl_ms * (1 - 1e-6) and b.ttft_ms >= a.ttft_ms * (1 - 1e-6)
+
+
+def test_a_rate_above_capacity_is_infeasible_with_the_capacity_in_the_reason():
+    capacity = online(None).requests_per_s
+    r = online(capacity * 1.5)
+    assert not r.feasible and "exceeds what the plan serves" in r.infeasible_reason
+    assert r.requests_per_s == pytest.approx(capacity, rel=1e-9)
+    assert f"{capacity:.4g} req/s" in r.infeasible_reason
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "fast"])
+def test_request_rate_must_be_a_positive_number(bad):
+    spec = serving(request_rate=bad)
+    with pytest.raises(dse.InputError, match="inference.request_rate"):
+        dse.load_scenario(spec)

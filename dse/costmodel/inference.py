@@ -105,6 +105,11 @@ CHUNK = 1 << 12
 CONTEXT_PARALLEL = 1 << 10
 #: Extra infeasibility bit: KV heads neither divide nor are a multiple of tp.
 KV_HEADS_TP = 1 << 11
+#: Extra infeasibility bit: the offered request rate exceeds what the plan can serve.
+RATE_EXCEEDS = 1 << 12
+
+#: Bisection steps (in log batch) that solve Little's law for an offered request rate.
+RATE_STEPS = 24
 
 #: Relative throughput difference below which the larger of two candidate batches is kept.
 TIE = 1e-6
@@ -120,6 +125,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "batch": (0.0, "sequences in flight per model replica; 0 = choose the throughput-maximising "
                    "batch within memory (offline max throughput)"),
     "concurrency": (0.0, "upper bound on sequences in flight (online clients); 0 = none"),
+    "request_rate": (0.0, "offered requests/s for the whole deployment (online serving): the engine "
+                          "runs the mean batch that serves it; 0 = offline (throughput-maximising batch)"),
     "kv_bytes": (2.0, "bytes per KV-cache element (1 for an FP8 KV cache)"),
     "head_bytes": (2.0, "bytes per weight of the embedding and LM head (FP8/FP4 checkpoints keep "
                         "them 16-bit)"),
@@ -442,11 +449,38 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         best = np.argmax(np.where(near, cand, -1.0), axis=1)[:, None]
         B = np.take_along_axis(cand, best, axis=1)
 
+        # online: an offered rate r per replica keeps B = r * O * itl(B) sequences in flight
+        # (Little's law; a request stays O iterations). lambda(B) = B / (O itl(B)) grows with B,
+        # so bisect for lambda(B) = r between one sequence and the capacity batch; below one
+        # sequence the engine idles between requests (B = 1 sets the latencies).
+        rate = c["request_rate"] / dp
+        online = (rate > 0) & ~fixed
+        saturated = np.zeros_like(online)
+        if np.any(online):
+            s_cap, _, _, _ = iteration(B)
+            saturated = online & (rate * O * p * s_cap["total"] > B * (1.0 + 1e-9))
+            lo, hi = np.ones_like(B), np.maximum(B, 1.0)
+            for _ in range(RATE_STEPS):
+                mid = np.sqrt(lo * hi)
+                s_mid, _, _, _ = iteration(mid)
+                short = mid < rate * O * p * s_mid["total"]  # serves less than r: needs more in flight
+                lo, hi = np.where(short, mid, lo), np.where(short, hi, mid)
+            B = np.where(online & ~saturated, hi, B)
+
         s, mix, chunk, b = iteration(B)
         itl = p * s["total"]
         dec_s = stage(b, 0.0, b, 0.0, I + O / 2.0)
         chunks = np.ceil(I / chunk - 1e-9)  # iterations a prompt's chunks take
         ttft = chunks * p * mix["total"]
+        if np.any(online):
+            # online: an arriving prompt waits for the running iteration (half of one on average)
+            # and then goes in whole (chunked only beyond the token budget left by the decodes),
+            # alongside the decodes of the batch, not in the full engine's steady-state chunks
+            n_dec = b * (O - 1.0) / O
+            c_on = np.clip(c["max_num_tokens"] - n_dec, 1.0, I)
+            pre_on = stage(n_dec, c_on, b, 2.0 * c_on * I * a * d, I + O / 2.0)
+            ttft_on = 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
+            ttft = np.where(online & ~saturated, ttft_on, ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
         prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, 2.0 * solo * I * a * d, I)["total"]
 
@@ -474,10 +508,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     flag(~is_moe & (ep > 1), EP_DENSE)
     flag(cp > 1, CONTEXT_PARALLEL)
     flag(kv_cache > kv_frac * free * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
+    flag(saturated, RATE_EXCEEDS)
 
     # ------------------------------------------------------------------ metrics
     n_gpus = c["num_gpus"]
-    tokens_s = dp * B / itl
+    tokens_s = np.where(online & ~saturated, c["request_rate"] * O + 0.0 * itl, dp * B / itl)
     per_gpu = tokens_s / n_gpus
     # model FLOPs per request: linear layers over I + O tokens, LM head on O, attention
     attn_w_full = h * (a + 2.0 * g) * d + a * d * h

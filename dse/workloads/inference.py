@@ -9,8 +9,10 @@ precision and the per-family serving calibration (``infer_*`` keys of
 Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weights in FP4
 (0.5 byte) with an FP8 KV cache, ``fp32``/``tf32`` 4 bytes, otherwise 2 bytes; the embedding and
 LM head stay 16-bit. ``inference.batch`` fixes the sequences in flight per replica;
-``inference.concurrency`` bounds them (online clients); otherwise the throughput-maximising batch
-within memory is chosen (``offline_max_throughput``).
+``inference.concurrency`` bounds them (online clients); ``inference.request_rate`` (requests/s
+offered to the deployment) sets the mean batch that serves that load (Little's law) and the
+latencies at it, or marks the plan infeasible when the load exceeds its capacity; otherwise the
+throughput-maximising batch within memory is chosen (``offline_max_throughput``).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "output_len": float(spec.output_len),
         "batch": float(spec.batch or 0),
         "concurrency": float(spec.concurrency or 0),
+        "request_rate": float(spec.request_rate or 0),
         "kv_bytes": kvb,
         "head_bytes": max(ab, 2.0),
     })
@@ -129,7 +132,7 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
     if mask & tr.FFN_TP:
         reasons.append(f"ffn_hidden {_i(g('ffn_hidden'))} (and expert_ffn_hidden) must be divisible by tp {_i(tp)}")
     if mask & tr.LAYERS_PP:
-        reasons.append(f"layers {_i(g('layers'))} not divisible by pp {_i(pp)}")
+        reasons.append(f"layers {_i(g('layers'))} fewer than pp {_i(pp)} (every stage needs a layer)")
     if mask & tr.EXPERTS_EP:
         reasons.append(f"ep {_i(ep)} must divide experts {_i(g('experts'))} and tp*dp = {_i(tp * dp)}, "
                        f"and divide or be a multiple of tp {_i(tp)}")
@@ -137,6 +140,10 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
         reasons.append(f"ep {_i(ep)} > 1 but the model has no experts")
     if mask & inf.CONTEXT_PARALLEL:
         reasons.append(f"cp {_i(cp)} > 1: context parallelism is not modelled for serving")
+    if mask & inf.RATE_EXCEEDS:
+        reasons.append(f"offered request_rate {g('request_rate'):.4g} req/s exceeds what the plan serves at "
+                       f"its best batch ({_i(g('batch'))} per replica, {_i(dp)} replicas): "
+                       f"{g('requests_per_s'):.4g} req/s")
     if mask & tr.OUT_OF_MEMORY:
         weights, work = g("memory_weights_bytes"), g("memory_activations_bytes")
         reserve, hbm = g("memory_reserved"), g("hbm_bytes")
