@@ -6,8 +6,8 @@ Columns: :func:`dse.api.scenario_columns` (model, hardware, parallel plan; ``dp`
 precision and the per-family serving calibration (``infer_*`` keys of
 ``dse/data/calibration.yaml``). One vectorized :func:`evaluate_inference` call scores them all.
 
-Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weights in FP4
-(0.5 byte) with an FP8 KV cache, ``fp32``/``tf32`` 4 bytes, otherwise 2 bytes; the embedding and
+Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weights in NVFP4
+(0.5 byte plus an FP8 scale per 16 weights: 0.5625 byte) with an FP8 KV cache, ``fp32``/``tf32`` 4 bytes, otherwise 2 bytes; the embedding and
 LM head stay 16-bit. ``inference.batch`` fixes the sequences in flight per replica;
 ``inference.concurrency`` bounds them (online clients); ``inference.request_rate`` (requests/s
 offered to the deployment) sets the mean batch that serves that load (Little's law) and the
@@ -35,10 +35,14 @@ from . import register
 
 GIB = 2.0**30
 
+#: NVFP4 stores 16 E2M1 values (8 bytes) with one E4M3 block scale (1 byte), plus one FP32 scale
+#: per tensor: 9/16 byte per weight.
+NVFP4_WEIGHT_BYTES = 9.0 / 16.0
+
 #: precision -> (weight bytes, KV-cache bytes, activation bytes)
 PRECISION_BYTES = {
     "fp8": (1.0, 1.0, 2.0),
-    "fp4": (0.5, 1.0, 2.0),
+    "fp4": (NVFP4_WEIGHT_BYTES, 1.0, 2.0),
     "fp32": (4.0, 4.0, 4.0),
     "tf32": (4.0, 4.0, 4.0),
     "bf16": (2.0, 2.0, 2.0),
