@@ -60,6 +60,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "sp": float(p.sp if p.sp is not None else p.tp > 1),
         "vpp": p.vpp,
         "zero": p.zero,
+        "shard_group": float(p.shard_group or 0),
         "recompute": RECOMPUTE_CODE[p.recompute],
         "microbatch": microbatch,
         "global_batch": p.global_batch or dp * microbatch,

@@ -270,6 +270,8 @@ class ParallelSpec(Spec):
     sp: bool | None = None
     vpp: PositiveInt = 1
     zero: Annotated[int, Field(strict=True, ge=0, le=3)] = 0
+    #: ranks one ZeRO/FSDP shard group spans (hybrid sharding); None = all dp*cp ranks
+    shard_group: PositiveInt | None = None
     recompute: Literal["none", "selective", "full"] = "none"
     microbatch: PositiveInt | None = None
     global_batch: PositiveInt | None = None

@@ -66,6 +66,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "sp": (0.0, "1 if sequence parallelism is on"),
     "vpp": (1.0, "virtual pipeline stages (interleaved chunks) per pipeline rank"),
     "zero": (0.0, "ZeRO stage 0-3 (3 = FSDP full shard)"),
+    "shard_group": (0.0, "ranks one ZeRO/FSDP shard group spans, replicated over dp*cp/shard_group "
+                         "groups (hybrid sharding, HSDP); 0 = all dp*cp ranks"),
     "recompute": (0.0, "activation recompute: 0 none, 1 selective, 2 full"),
     "microbatch": (1.0, "microbatch, sequences"),
     "global_batch": (None, "global batch, sequences"),

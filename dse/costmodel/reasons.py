@@ -55,6 +55,8 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
         reasons.append(
             f"vpp {_i(g('vpp', 1))} > 1 needs pp > 1 and microbatches {_i(g('microbatches'))} divisible by pp {_i(pp)}"
         )
+    if mask & tr.SHARD_GROUP:
+        reasons.append(f"shard_group {_i(g('shard_group'))} must divide dp*cp = {_i(dp)}*{_i(cp)} = {_i(dp * cp)}")
     if mask & tr.OUT_OF_MEMORY:
         need, have = g("memory_per_gpu_bytes"), g("hbm_bytes")
         reasons.append(

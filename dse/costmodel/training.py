@@ -23,7 +23,8 @@ at the slower of a full stage and the last stage with its head. Every pipeline c
 except that the embedding and the loss may take a chunk each (layers + 2 >= pp*vpp).
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
-ZeRO stage), activations of the microbatches in flight (Korthikanti et al. 2022), logits,
+ZeRO stage, over all dp*cp ranks or, with hybrid sharding, over groups of ``shard_group`` ranks
+whose replicas all-reduce their gradient shards), activations of the microbatches in flight (Korthikanti et al. 2022), logits,
 communication buffers and a reserve; compared with HBM capacity.
 
 No Python loop runs over configurations: every line is an array operation.
@@ -55,6 +56,7 @@ INTERLEAVE = 1 << 6
 OUT_OF_MEMORY = 1 << 7
 FFN_TP = 1 << 8
 EP_DENSE = 1 << 9
+SHARD_GROUP = 1 << 13
 
 #: Bytes read and written per locally updated parameter by a fused Adam step
 #: (read fp32 master, m, v, grad; write master, m, v, bf16 weights; zero the grad).
@@ -142,6 +144,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     dense_frac = 1.0 - moe_frac
     dpc = dp * cp  # ranks that reduce dense gradients
     edp = np.maximum(dpc / ep, 1.0)  # ranks that reduce expert gradients
+    # hybrid sharding (HSDP): ZeRO/FSDP state sharded over groups of sg consecutive ranks and
+    # replicated over rg = dpc/sg such groups; the replicas all-reduce their gradient shards
+    sg_in = c["shard_group"]
+    sg = np.where((sg_in > 0) & (sg_in < dpc), sg_in, dpc)
+    rg = dpc / sg
+    esg = np.maximum(edp / rg, 1.0)  # expert ranks of one shard group
+    erg = edp / esg
 
     # ------------------------------------------------------------------ compute stream
     fp8 = c["fp8"] > 0
@@ -299,11 +308,11 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     # FSDP / ZeRO-3: gather each layer's weights forward and backward, reduce-scatter grads
     z3 = zero >= 3
-    ag_layer = coll.allgather_time(p_layer_rep * act, dpc, t, net) + coll.allgather_time(
-        p_layer_exp * act, edp, t * ep, net
+    ag_layer = coll.allgather_time(p_layer_rep * act, sg, t, net) + coll.allgather_time(
+        p_layer_exp * act, esg, t * ep, net
     )
-    rs_layer = coll.allgather_time(p_layer_rep * c["grad_reduce_bytes"], dpc, t, net) + coll.allgather_time(
-        p_layer_exp * c["grad_reduce_bytes"], edp, t * ep, net
+    rs_layer = coll.allgather_time(p_layer_rep * c["grad_reduce_bytes"], sg, t, net) + coll.allgather_time(
+        p_layer_exp * c["grad_reduce_bytes"], esg, t * ep, net
     )
     fsdp_on = c["overlap_fsdp"]
     fsdp_f = np.where(z3, ag_layer, 0.0)
@@ -381,13 +390,16 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     ar = coll.allreduce_time(p_stage_rep * grb, dpc, t, net) + coll.allreduce_time(
         p_stage_exp * grb, edp, t * ep, net
     )
-    rs = coll.allgather_time(p_stage_rep * grb, dpc, t, net) + coll.allgather_time(
-        p_stage_exp * grb, edp, t * ep, net
+    rs = coll.allgather_time(p_stage_rep * grb, sg, t, net) + coll.allgather_time(
+        p_stage_exp * grb, esg, t * ep, net
     )
-    ag = coll.allgather_time(p_stage_rep * act, dpc, t, net) + coll.allgather_time(
-        p_stage_exp * act, edp, t * ep, net
+    ag = coll.allgather_time(p_stage_rep * act, sg, t, net) + coll.allgather_time(
+        p_stage_exp * act, esg, t * ep, net
     )
-    grad_sync = np.where(z3, 0.0, np.where(zero >= 1, rs, ar)) * train_last
+    # hybrid sharding: each replica group all-reduces its 1/sg gradient shard once per step
+    shard_ar = np.where(rg > 1, coll.allreduce_time(p_stage_rep * grb / sg, rg, t * sg, net), 0.0) + np.where(
+        erg > 1, coll.allreduce_time(p_stage_exp * grb / esg, erg, t * ep * esg, net), 0.0)
+    grad_sync = np.where(z3, shard_ar, np.where(zero >= 1, rs + shard_ar, ar)) * train_last
     param_sync = np.where((zero >= 1) & ~z3, ag, 0.0) * train_last
     dp_on = c["overlap_dp"] > 0
     min_exposed = 1.0 / np.maximum(Lb, 1.0)
@@ -400,7 +412,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     # optimizer step: HBM-bound pass over the locally updated parameters
     p_gpu = p_stage_rep + p_stage_exp
-    p_opt = np.where(zero >= 1, p_stage_rep / dpc + p_stage_exp / edp, p_gpu)
+    p_opt = np.where(zero >= 1, p_stage_rep / sg + p_stage_exp / esg, p_gpu)
     optimizer = p_opt * train_last * OPTIMIZER_STEP_BYTES / hbm
 
     iteration = pipeline + dp_exposed + slow * dp_hidden + optimizer
@@ -417,7 +429,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         ``working`` layers held whole (gathered weights, a gradient bucket), never more than
         the unsharded copy (an implementation can always keep the whole stage instead)."""
         unsharded = p_rep + p_exp
-        sh = p_rep / dpc + p_exp / edp + working * p_layer_gpu
+        sh = p_rep / sg + p_exp / esg + working * p_layer_gpu
         return nbytes * np.where(sharded > 0, np.minimum(sh, unsharded), unsharded)
 
     # first stage holds the input side, last the head (one stage holds both when pp = 1)
@@ -483,6 +495,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     flag(memory > c["hbm_bytes"], OUT_OF_MEMORY)
     flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, t) != 0)), FFN_TP)
     flag(~is_moe & (ep > 1), EP_DENSE)
+    flag((sg_in > 0) & (np.mod(dpc, np.maximum(sg_in, 1.0)) != 0), SHARD_GROUP)
 
     # ------------------------------------------------------------------ metrics
     tokens = c["global_batch"] * s

@@ -21,8 +21,8 @@ from .space import SearchSpace
 
 #: Columns of :func:`software_grid`, in the order the rows are sorted by.
 SOFTWARE_COLUMNS = (
-    "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch",
-    "num_gpus",
+    "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "microbatch",
+    "global_batch", "num_gpus",
 )
 
 
@@ -43,7 +43,7 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     """Every valid software configuration of ``space`` on ``num_gpus`` GPUs.
 
     Returns the cost-model plan columns (:data:`SOFTWARE_COLUMNS`) as float64 arrays of equal
-    length: tp, pp, dp, cp, ep, vpp, zero, sp (0/1), recompute (0 none, 1 selective, 2 full, as
+    length: tp, pp, dp, cp, ep, vpp, zero, shard_group (0 = all dp*cp ranks), sp (0/1), recompute (0 none, 1 selective, 2 full, as
     :data:`dse.api.RECOMPUTE_CODE`), microbatch and global_batch (sequences), num_gpus. Rows are
     unique and sorted lexicographically by those columns.
 
@@ -108,6 +108,10 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     rows = _keep(rows, ok)
 
     rows = _cross(rows, "zero", uniq(par.zero))
+    # hybrid sharding: a proper divisor of dp*cp with ZeRO >= 1 (a group of all ranks is 0)
+    rows = _cross(rows, "shard_group", uniq(par.shard_group))
+    sg, dpc = rows["shard_group"], rows["dp"] * rows["cp"]
+    rows = _keep(rows, (sg == 0) | ((rows["zero"] >= 1) & (sg < dpc) & (dpc % np.maximum(sg, 1) == 0)))
     rows = _cross(rows, "recompute", sorted(int(RECOMPUTE_CODE[r]) for r in set(par.recompute)))
 
     if par.sp == "auto":

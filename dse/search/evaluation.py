@@ -23,7 +23,7 @@ from .enumerate import plan_grid
 from .space import METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
 PLAN_COLUMNS = (
-    "num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch",
+    "num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "microbatch",
     "global_batch",
 )
 #: Extra input columns kept in the results table (what a reader needs to redo the arithmetic).

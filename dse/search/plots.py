@@ -311,7 +311,7 @@ def _plan_text(row: pd.Series) -> str:
         if math.isfinite(v(c)) and (v(c) != 1 or c in ("tp", "pp", "dp")):
             parts.append(f"{c}{v(c):g}")
     if math.isfinite(v("zero")) and v("zero") > 0:
-        parts.append(f"zero{v('zero'):g}")
+        parts.append(f"zero{v('zero'):g}" + (f"/{v('shard_group'):g}" if v("shard_group") > 0 else ""))
     if v("sp") > 0:
         parts.append("sp")
     if v("recompute") > 0:

@@ -198,6 +198,9 @@ class ParallelSpace(Spec):
     cp: Degrees = [1]
     ep: Degrees = [1]
     zero: Annotated[list[Annotated[int, Field(strict=True, ge=0, le=3)]], Field(min_length=1)] = [1]
+    #: hybrid sharding: ranks one ZeRO/FSDP shard group spans (0 = all dp*cp ranks); a group
+    #: that does not divide dp*cp, or any group with ZeRO 0, is left out of the grid
+    shard_group: Annotated[list[Annotated[int, Field(strict=True, ge=0)]], Field(min_length=1)] = [0]
     sp: SpChoice = "auto"
     recompute: Annotated[list[Literal["none", "selective", "full"]], Field(min_length=1)] = ["none"]
     microbatch: Degrees = [1, 2, 4]

@@ -199,6 +199,24 @@ def test_higher_zero_stage_never_needs_more_memory(rows):
 
 @PROPERTY
 @given(rows=configs)
+def test_a_wider_shard_group_never_needs_more_memory(rows):
+    """Hybrid sharding over groups of 1, 2, 4, ... ranks up to all dp*cp (ZeRO 1-3): sharding
+    over more ranks never needs more memory per GPU."""
+    rows = [{**r, "zero": max(r["zero"], 1)} for r in rows]
+    n = len(rows)
+    groups = [1.0, 2.0, 4.0, 0.0]  # 0 = all dp*cp ranks
+    stacked = rows * len(groups)
+    dpc = np.array([r["dp"] * r["cp"] for r in rows], dtype=np.float64)
+    sg = np.concatenate([np.where(dpc % g == 0, g, 0.0) if g else np.zeros(n) for g in groups])
+    out = evaluate_training(batch(stacked, shard_group=sg))
+    mem = out["memory_per_gpu_bytes"].reshape(len(groups), n)
+    worse = np.any(mem[1:] > mem[:-1] * (1 + RTOL), axis=0)
+    assert not worse.any(), (describe_failures(rows, worse), mem[:, worse][:, :3])
+    assert not (out["infeasible_mask"].astype(np.int64) & tr.SHARD_GROUP).any()
+
+
+@PROPERTY
+@given(rows=configs)
 def test_recompute_never_needs_more_memory_than_none(rows):
     n = len(rows)
     recompute = np.repeat([0.0, 1.0, 2.0], n)

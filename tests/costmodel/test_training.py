@@ -306,6 +306,23 @@ def test_static_memory_pipeline_stages_hand_computed():
     assert out["memory_grads_bytes"] == pytest.approx(4_311_040_000.0 * cols["grad_bytes"], rel=REL)
 
 
+def test_hybrid_sharding_hand_computed():
+    # Llama-2-70B, tp 8, pp 2, dp 8, ZeRO-1: each GPU's stage holds 4,311,040,000 params (see
+    # above); the optimizer's 12 bytes a parameter are sharded over dp = 8 ranks, or over a
+    # shard group of 4 (two replicas, which then all-reduce their gradient shards)
+    plan = {"tp": 8, "pp": 2, "zero": 1, "global_batch": 64}
+    full, _, _ = run(columns(plan, num_gpus=128))
+    hsdp, mask, _ = run(columns({**plan, "shard_group": 4}, num_gpus=128))
+    assert full["memory_optimizer_bytes"] == pytest.approx(12 * 4_311_040_000 / 8, rel=REL)
+    assert hsdp["memory_optimizer_bytes"] == pytest.approx(12 * 4_311_040_000 / 4, rel=REL)
+    assert mask == 0
+    # the same plan with shard_group = dp is plain ZeRO-1
+    same, _, _ = run(columns({**plan, "shard_group": 8}, num_gpus=128))
+    assert same["iteration_time_s"] == pytest.approx(full["iteration_time_s"], rel=REL)
+    _, mask, reason = run(columns({**plan, "shard_group": 3}, num_gpus=128))
+    assert mask & tr.SHARD_GROUP and "shard_group 3 must divide dp*cp = 8*1 = 8" in reason
+
+
 def test_static_memory_single_stage_holds_embedding_and_head():
     # regression: memory used to count only one V*h/t matrix at pp = 1
     # Llama-2-70B, tp = 8, pp = 1, ZeRO-0: 80 layers + embedding + LM head (untied)

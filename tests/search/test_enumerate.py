@@ -44,7 +44,8 @@ MIXTRAL = {
     "scenario": {"model": "mixtral-8x7b", "cluster": {"gpu": "H100"}},
     "gpus": {"min": 8, "max": 64, "scale": "pow2"},
     "parallel": {"tp": [1, 2, 4], "pp": [1, 2, 4], "vpp": [1, 2, 4], "cp": [1, 2], "ep": [1, 2, 4, 8],
-                 "zero": [0, 1], "sp": [True], "recompute": ["none", "full"], "microbatch": [1, 2, 4]},
+                 "zero": [0, 1], "shard_group": [0, 2, 8], "sp": [True], "recompute": ["none", "full"],
+                 "microbatch": [1, 2, 4]},
     "global_batch": {"sequences": [128, 256]},
 }
 
@@ -79,8 +80,11 @@ def brute_force(space, num_gpus):
             sps = [int(tp > 1)]
         else:
             sps = [0] if tp == 1 else sorted({int(v) for v in par.sp})
-        for sp in sps:
-            rows.add((tp, pp, dp, cp, ep, vpp, zero, sp, RECOMPUTE_CODE[rc], mb, gb, num_gpus))
+        for sg in par.shard_group:
+            if sg and not (zero >= 1 and sg < dp * cp and (dp * cp) % sg == 0):
+                continue
+            for sp in sps:
+                rows.add((tp, pp, dp, cp, ep, vpp, zero, sg, sp, RECOMPUTE_CODE[rc], mb, gb, num_gpus))
     return rows
 
 
