@@ -345,6 +345,13 @@ class InferenceSpec(Spec):
     #: offered load, requests/s for the whole deployment (online serving); None = offline
     request_rate: PositiveFloat | None = None
 
+    @model_validator(mode="after")
+    def _check(self) -> "InferenceSpec":
+        if self.batch is not None and self.request_rate is not None:
+            raise ValueError(f"batch ({self.batch}) and request_rate ({self.request_rate:g}) exclude each "
+                             "other: an offered rate sets the batch in flight; give one of them")
+        return self
+
 
 class Scenario(Spec):
     """One run to evaluate: model, cluster, parallel plan, workload and precision."""

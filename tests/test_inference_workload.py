@@ -212,3 +212,22 @@ def test_request_rate_must_be_a_positive_number(bad):
     spec = serving(request_rate=bad)
     with pytest.raises(dse.InputError, match="inference.request_rate"):
         dse.load_scenario(spec)
+
+
+def test_a_fixed_batch_and_an_offered_rate_exclude_each_other():
+    with pytest.raises(dse.InputError, match="exclude each other"):
+        dse.load_scenario(serving(batch=8, request_rate=2.0))
+
+
+def test_a_rate_driven_serving_space_needs_batch_auto(tmp_path):
+    import yaml
+    from dse.search.space import load_space
+
+    path = ROOT / "search_spaces" / "llama3_70b_serving_rate_h100.yaml"
+    data = yaml.safe_load(path.read_text())
+    assert load_space(path).kind == "llm_inference"
+    data["parallel"]["batch"] = [8, 64, "auto"]
+    bad = tmp_path / "space.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    with pytest.raises(dse.InputError, match="parallel.batch"):
+        load_space(bad)

@@ -891,6 +891,10 @@ def _ep_checks(eps: list[int], m: Any) -> list[FieldProblem]:
 def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     problems = []
     m, par = base.model, spec.parallel
+    if base.inference is not None and base.inference.request_rate is not None and par.batch not in ("auto", ["auto"]):
+        problems.append(FieldProblem("parallel.batch", str(par.batch),
+                                     "with scenario.inference.request_rate the offered load sets the "
+                                     "batch in flight: use batch: [auto]"))
     ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
     if not any(_tp_divides(m, t, serving=True) for t in par.tp):
         problems.append(FieldProblem(
