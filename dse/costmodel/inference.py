@@ -15,6 +15,14 @@ and emits B output tokens (one per sequence; the last prompt chunk emits the fir
 is the mix trtllm-bench sizes its engines for (max_num_tokens = B (1 + I/O)). Output throughput of
 a replica is B / t_iter; time per output token (ITL) is t_iter (the mean iteration).
 
+**Offered load (online).** With ``request_rate`` r > 0 (requests/s for the deployment, r/dp
+per replica) the engine is not full: it holds the mean batch B that Little's law gives,
+``B = (r/dp) O t_iter(B)`` (a request stays O iterations), found by bisection in log B between
+one sequence and the throughput-maximising batch. Throughput is then the offered r O tokens/s;
+ITL is t_iter(B); TTFT is half an iteration of waiting plus the arriving prompt's own prefill
+iteration(s) alongside the decodes (queueing beyond that is not modelled). A rate above what
+the throughput-maximising batch serves is infeasible (``RATE_EXCEEDS``).
+
 **Chunked prefill.** An iteration's token budget is ``clip(n_dec + n_pre, min_num_tokens,
 max_num_tokens)`` (trtllm-bench never builds an engine below 2048 tokens): prompts are processed
 in chunks of the budget the decode tokens leave, ``C = budget - n_dec``, in a fraction
