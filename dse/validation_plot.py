@@ -63,6 +63,9 @@ def short_source(source: str, table: bool = False, limit: int = 26) -> str:
     author = re.match(r"^([A-Z][\w'-]+) et al\.?,?\s+([^\s(,;]+)", s)
     if author:
         return f"{author.group(1)} {author.group(2)}"[: limit - len(suffix)] + suffix
+    if "megatron-bridge" in s.lower():
+        version = re.search(r"\b(\d\d\.\d\d(?:\.\d+)?)\b", s)
+        return ("Megatron-Bridge" + (f" {version.group(1)}" if version else ""))[:limit]
     if "llm-foundry" in s.lower():
         gpu = _GPU.search(s)
         name = "llm-foundry"
@@ -128,6 +131,11 @@ def _log_ticks(axis: Any, lo: float, hi: float) -> None:
     from matplotlib import ticker
 
     span = math.log10(hi / lo)
+    if span < 0.35:  # less than a factor of ~2.2: log ticks would be one or none, or crowd
+        axis.set_major_locator(ticker.MaxNLocator(nbins=3, steps=[1, 2, 2.5, 5, 10]))
+        axis.set_major_formatter(ticker.FuncFormatter(_si))
+        axis.set_minor_locator(ticker.NullLocator())
+        return
     subs = (1.0,) if span > 1.5 else (1.0, 2.0, 5.0) if span > 0.7 else (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
     axis.set_major_locator(ticker.LogLocator(base=10.0, subs=subs))
     axis.set_major_formatter(ticker.FuncFormatter(_si))
@@ -252,10 +260,7 @@ def _strip(ax: Any, ok: pd.DataFrame, sources: pd.Series, styles: Mapping[str, t
         beyond = np.abs(raw) > clip
         if beyond.any():
             ax.scatter(e[beyond], y + jitter[beyond], s=22, marker=5, color=color, zorder=5)  # caret: off scale
-            for value, yy in zip(raw[beyond], y + jitter[beyond]):
-                ax.annotate(f"{value:+.0f}%", (np.sign(value) * clip, yy), xytext=(-3 * np.sign(value), 4),
-                            textcoords="offset points", ha="right" if value > 0 else "left", fontsize=5.5,
-                            color=color)
+
         hollow = group["feasible"].map(lambda f: f is not None and not bool(f)).to_numpy(bool)
         ax.scatter(e[~hollow], y + jitter[~hollow], s=9, marker=marker, color=color, linewidths=0, alpha=0.85,
                    zorder=3)
@@ -263,12 +268,21 @@ def _strip(ax: Any, ok: pd.DataFrame, sources: pd.Series, styles: Mapping[str, t
             ax.scatter(e[hollow], y + jitter[hollow], s=11, marker=marker, facecolors="white", edgecolors=color,
                        linewidths=0.7, zorder=4)
         labels.append(src)
+        # off-scale cases (carets at the edge): counted beside the source's MAPE
+        off = raw[beyond]
+        for side in (1.0, -1.0):  # how many sit at each edge, in the margin beyond it
+            count = int(np.count_nonzero(np.sign(off) == side))
+            if count:
+                ax.text(side * (clip + 4.0), y, f"{count}", ha="left" if side > 0 else "right", va="center",
+                        fontsize=5.5, color=color)
         right.append(f"{mape:.1f}% ({len(e)})")
     ax.set_yticks(np.arange(len(labels)), labels, fontsize=6.5)
     for tick, src in zip(ax.get_yticklabels(), sources.index):
         tick.set_color(styles[src][0])
     ax.set_ylim(-0.6, len(labels) - 0.4)
-    ax.set_xlim(-lim, lim)
+    off_scale = np.abs(err) > clip
+    ax.set_xlim(-lim - (14.0 if (err < -clip).any() else 0.0), lim + (14.0 if (err > clip).any() else 0.0))
+
     twin = ax.twinx()  # each source's MAPE and case count, outside the data on the right
     twin.set_ylim(ax.get_ylim())
     twin.set_yticks(np.arange(len(right)), right, fontsize=6.5)
@@ -279,7 +293,8 @@ def _strip(ax: Any, ok: pd.DataFrame, sources: pd.Series, styles: Mapping[str, t
     twin.spines["right"].set_visible(False)
     ax.grid(axis="y", visible=False)
     ax.tick_params(axis="y", length=0)
-    ax.set_xlabel("error: predicted / measured \u2212 1 (%)")
+    ax.set_xlabel("error: predicted / measured \u2212 1 (%)"
+                  + (f"\n(at an edge: how many cases lie past \u00b1{clip:.0f}%)" if off_scale.any() else ""))
     ax.set_title("error per source", loc="left", fontsize=7)
     twin.set_title("MAPE (cases)", loc="right", fontsize=7)
 

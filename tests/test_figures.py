@@ -162,6 +162,9 @@ def test_short_source_names():
     assert names["Narayanan et al. SC'21 (arXiv) Table 2 (y)"] == "Narayanan SC'21 T2"
     mlperf = {names["MLPerf Training v1.0 (a): Dell"], names["MLPerf Training v1.0 (a): NVIDIA"]}
     assert mlperf == {"MLPerf Training v1.0"}
+    # a Megatron-Bridge table names the NeMo container it ran in: it is Megatron-Bridge, by release
+    assert short_source("Megatron-Bridge docs/performance-summary.md, 26.04 NeMo container, Pre-Training "
+                        "Performance") == "Megatron-Bridge 26.04"
 
 
 @needs_validation
