@@ -38,6 +38,11 @@ METRIC_LABELS: dict[str, tuple[str, float]] = {
     "hardware_tflops_per_gpu": ("hardware TFLOP/s/GPU", 1.0),
     "model_tflops_per_gpu": ("model TFLOP/s/GPU", 1.0),
     "iter_time_s": ("iteration time (s)", 1.0),
+    "step_time_s": ("step time (s)", 1.0),
+    "tflops_per_gpu": ("model TFLOP/s/GPU (ViT sheet)", 1.0),
+    "ttft_ms": ("time to first token (ms)", 1.0),
+    "itl_ms": ("time per output token (ms)", 1.0),
+    "requests_per_s": ("requests/s", 1.0),
     "mfu": ("MFU (%)", 100.0),
     "hfu": ("HFU (%)", 100.0),
 }
