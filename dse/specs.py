@@ -344,6 +344,8 @@ class InferenceSpec(Spec):
     mode: Literal["offline_max_throughput", "online"] = "offline_max_throughput"
     #: offered load, requests/s for the whole deployment (online serving); None = offline
     request_rate: PositiveFloat | None = None
+    #: storage type of the KV cache; None = follows the precision (FP8 for fp8 and fp4 weights)
+    kv_cache_dtype: Literal["fp8", "bf16", "fp16", "fp32"] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "InferenceSpec":

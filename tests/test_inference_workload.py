@@ -231,3 +231,16 @@ def test_a_rate_driven_serving_space_needs_batch_auto(tmp_path):
     bad.write_text(yaml.safe_dump(data))
     with pytest.raises(dse.InputError, match="parallel.batch"):
         load_space(bad)
+
+
+def test_kv_cache_dtype_apart_from_the_weights():
+    # Llama-3.1-8B: 32 layers x 8 KV heads x 128 x (K and V) = 65,536 elements per token
+    def run(**inference):
+        return dse.evaluate(dse.load_scenario(serving(precision="bf16", input_len=2048, output_len=512,
+                                                      **inference)), explain=True).iloc[0]
+    bf16, fp8 = run(), run(kv_cache_dtype="fp8")
+    assert bf16.kv_bytes_per_token == 65_536 * 2 and fp8.kv_bytes_per_token == 65_536
+    assert fp8.batch_max >= 1.9 * bf16.batch_max  # twice the sequences fit in the same memory
+    assert fp8.tokens_per_s > bf16.tokens_per_s
+    with pytest.raises(dse.InputError, match="kv_cache_dtype"):
+        dse.load_scenario(serving(kv_cache_dtype="int4"))

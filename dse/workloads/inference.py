@@ -8,7 +8,8 @@ precision and the per-family serving calibration (``infer_*`` keys of
 
 Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weights in NVFP4
 (0.5 byte plus an FP8 scale per 16 weights: 0.5625 byte) with an FP8 KV cache, ``fp32``/``tf32`` 4 bytes, otherwise 2 bytes; the embedding and
-LM head stay 16-bit. ``inference.batch`` fixes the sequences in flight per replica;
+LM head stay 16-bit. ``inference.kv_cache_dtype`` sets the KV cache apart from the weights (e.g.
+bf16 weights with an FP8 cache). ``inference.batch`` fixes the sequences in flight per replica;
 ``inference.concurrency`` bounds them (online clients); ``inference.request_rate`` (requests/s
 offered to the deployment) sets the mean batch that serves that load (Little's law) and the
 latencies at it, or marks the plan infeasible when the load exceeds its capacity; otherwise the
@@ -49,6 +50,9 @@ PRECISION_BYTES = {
     "fp16": (2.0, 2.0, 2.0),
 }
 
+#: inference.kv_cache_dtype -> bytes per KV-cache element
+KV_CACHE_BYTES = {"fp8": 1.0, "bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
+
 #: calibration.yaml key -> (inference column, factor to SI)
 CALIBRATION_KEYS = {
     "infer_matmul": ("infer_matmul", 1.0),
@@ -76,7 +80,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "batch": float(spec.batch or 0),
         "concurrency": float(spec.concurrency or 0),
         "request_rate": float(spec.request_rate or 0),
-        "kv_bytes": kvb,
+        "kv_bytes": KV_CACHE_BYTES[spec.kv_cache_dtype] if spec.kv_cache_dtype else kvb,
         "head_bytes": max(ab, 2.0),
     })
     family = gpu_preset(scenario.cluster.gpu)["family"]
