@@ -10,6 +10,9 @@ exactly one status, none is dropped:
 * ``skipped``: a kind of run the model does not cover yet, with the reason;
 * ``error``: the case does not validate as a scenario; ``reason`` holds the InputError message.
 
+An ``online`` serving case with neither a batch nor a concurrency is served at the offered
+request rate its notes state (:func:`offered_rate`; ``reason`` says so).
+
 A case whose own ``notes`` flag it ``OUTLIER`` (its source measured far below the same hardware
 elsewhere, e.g. an input-bound MLPerf submission) is predicted and counted like any other, and
 also marked ``flagged``: the summary's ``unflagged`` block gives the error figures without them.
@@ -27,6 +30,7 @@ scored in one vectorized :func:`dse.evaluate` call.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -148,6 +152,10 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
         return row, None
     if not (math.isfinite(measured) and measured > 0):
         return _error(row, single("target.value", "must be a positive number", value, label).render()), None
+    rate = offered_rate(obj)
+    if rate is not None:  # an online case states its offered load in the notes
+        obj = {**obj, "inference": {**obj["inference"], "request_rate": rate}}
+        row["reason"] = f"request_rate {rate:g} req/s read from the notes"
     try:
         scenario = scenario_from_dict(apply_software(obj))  # also checks the GPU has the precision
     except InputError as err:
@@ -232,6 +240,26 @@ def cases_records(cases: pd.DataFrame) -> list[dict[str, Any]]:
         rec["infeasible_reason"] = rec["infeasible_reason"] or None
         out.append(rec)
     return out
+
+
+#: A request rate in free text: a number and a unit of requests per second.
+_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|requests?\s+per\s+second|rps|qps)\b",
+                   re.IGNORECASE)
+
+
+def offered_rate(obj: dict[str, Any]) -> float | None:
+    """The offered request rate (requests/s) of an ``online`` serving case whose inference block
+    states neither a batch, a concurrency nor a rate: the validation format puts it in ``notes``
+    ("offered request rate ... 10 req/s"). None when the notes name no rate or several
+    different ones (ambiguous: the case is then predicted as an offline engine)."""
+    inference = obj.get("inference")
+    if not isinstance(inference, dict) or inference.get("mode") != "online":
+        return None
+    if any(inference.get(k) is not None for k in ("batch", "concurrency", "request_rate")):
+        return None
+    rates = {float(m.group(1)) for m in _RATE.finditer(str(obj.get("notes", "")))}
+    rates.discard(0.0)
+    return rates.pop() if len(rates) == 1 else None
 
 
 def _kind(obj: dict[str, Any]) -> str:

@@ -255,3 +255,27 @@ def test_the_out_of_sample_cases_shipped_in_validation_are_all_predicted():
     assert (cases["status"] == "ok").all(), cases.loc[cases["status"] != "ok", ["id", "reason"]].to_string()
     assert np.isfinite(cases["predicted"]).all() and (cases["predicted"] > 0).all()
     assert summary["flagged"] == 2
+
+
+def test_an_online_case_is_served_at_the_rate_its_notes_state(tmp_path):
+    from dse.validate import offered_rate
+
+    infer = {"input_len": 1024, "output_len": 256, "batch": None, "concurrency": None, "mode": "online"}
+    assert offered_rate({"inference": infer, "notes": "offered request rate 4 req/s (Poisson)"}) == 4.0
+    assert offered_rate({"inference": infer, "notes": "QPS: 2.5 QPS"}) == 2.5
+    assert offered_rate({"inference": infer, "notes": "no rate stated"}) is None
+    assert offered_rate({"inference": infer, "notes": "rates 2 req/s and 8 req/s"}) is None  # ambiguous
+    assert offered_rate({"inference": {**infer, "mode": "offline_max_throughput"}, "notes": "4 req/s"}) is None
+    assert offered_rate({"inference": {**infer, "concurrency": 8}, "notes": "4 req/s"}) is None
+    # through dse validate: the served throughput is the offered load, below the engine's capacity
+    base = case("online", 1.0, metric="requests_per_s", workload="inference", precision="fp8",
+                model="llama3.1-8b", cluster={"gpu": "H100-SXM-80GB", "num_gpus": 1, "gpus_per_node": 8},
+                parallel={"tp": 1, "pp": 1, "dp": 1, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 0,
+                          "recompute": "none", "microbatch": None, "global_batch": None},
+                inference=infer, notes="offered request rate 3 req/s")
+    offline = {**base, "id": "offline", "inference": {**infer, "mode": "offline_max_throughput"}}
+    cases, _ = validate_cases(write_jsonl(tmp_path / "c.jsonl", [base, offline]))
+    on, off = cases.set_index("id").loc["online"], cases.set_index("id").loc["offline"]
+    assert on["status"] == "ok" and on["predicted"] == pytest.approx(3.0, rel=1e-9)
+    assert "3 req/s read from the notes" in on["reason"]
+    assert off["predicted"] > 10 * on["predicted"]
