@@ -100,6 +100,10 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
     rec["parallel"]["sp"] = bool(row["sp"] > 0)
     if float(row.get("shard_group", 0) or 0) > 0:  # hybrid sharding
         rec["parallel"]["shard_group"] = _int(row["shard_group"])
+    layers, pp = _num(row.get("layers")), _int(row["pp"])
+    if layers and pp and pp > 1 and int(layers) % pp:  # uneven pipeline stages
+        rec["parallel"]["stage_layers"] = {"first": int(layers) % pp, "more": int(layers) // pp + 1,
+                                           "rest": int(layers) // pp}
     rec["parallel"]["recompute"] = RECOMPUTE_NAMES.get(_int(row["recompute"]), str(row["recompute"]))
     for key in METRIC_KEYS:
         rec[key] = _num(row[key])
@@ -169,6 +173,10 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         f"microbatch {p['microbatch']} · global batch {p['global_batch']} "
         f"({p['microbatches']} microbatches per pipeline)"
     )
+    stages = p.get("stage_layers")
+    if stages:
+        plan += (f"\nuneven stages: {stages['more']} layers on the first {stages['first']}, {stages['rest']} on the "
+                 f"other {p['pp'] - stages['first']} (the last also holds the output head)")
     serving = rec.get("serving")
     if serving:  # LLM inference: the serving plan instead of the training one
         plan = (f"serving: tp {p['tp']} · pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · "

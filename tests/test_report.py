@@ -69,3 +69,15 @@ def test_training_report_rows(scenario):
         assert per_gpu == pytest.approx(rec["samples_per_s"] / rec["num_gpus"], rel=1e-3)
     else:
         assert "tokens/s per GPU" in text and "images" not in text
+
+
+def test_uneven_pipeline_stages_are_spelled_out():
+    scenario = {"model": "llama3-405b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 1024},
+                "parallel": {"tp": 8, "pp": 16, "vpp": 2, "zero": 1, "microbatch": 1, "global_batch": 512,
+                             "recompute": "full"}}
+    rec, text = rendered(scenario)
+    # 126 layers over 16 stages: 126 = 14 x 8 + 2 x 7
+    assert rec["parallel"]["stage_layers"] == {"first": 14, "more": 8, "rest": 7}
+    assert "uneven stages: 8 layers on the first 14, 7 on the other 2" in text
+    even, text = rendered({**scenario, "parallel": {**scenario["parallel"], "pp": 2, "vpp": 1}})
+    assert "stage_layers" not in even["parallel"] and "uneven" not in text
