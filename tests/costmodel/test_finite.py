@@ -376,6 +376,7 @@ def llm_inference_row(draw):
         "peak_flops": hw["peak_flops_16"] * (2.0 if wb < 2 else 1.0),
         "batch": float(draw(st.one_of(st.just(0), st.just(1), st.integers(1, 4096), st.just(1_000_000)))),
         "concurrency": float(draw(st.one_of(st.just(0), st.integers(1, 100_000)))),
+        "request_rate": draw(st.one_of(st.just(0.0), log_floats(1e-4, 1e6))),  # offered load, req/s
         "max_batch": float(draw(st.sampled_from([1, 256, 4096, 1 << 20]))),
         "min_num_tokens": min_tok,
         "max_num_tokens": float(max(min_tok, draw(st.sampled_from([1, 2048, 8192, 32768, 1 << 20])))),
@@ -421,7 +422,7 @@ def test_llm_inference_outputs_finite(drawn):
     GENERATED["llm_inference"] += len(rows)
     cols = columns(rows, INFER_DEFAULTS)
     raw = raw_inference(cols)
-    check_outputs(raw, rows, tr.OUT_OF_MEMORY, INFER_POSITIVE)
+    check_outputs(raw, rows, tr.OUT_OF_MEMORY | inf.RATE_EXCEEDS, INFER_POSITIVE)
 
 
 @ROWS
