@@ -181,6 +181,11 @@ def validate(
         None, "--plot", metavar="DIR",
         help="Also draw predicted against measured: DIR/validation.png and .pdf, points in DIR/validation.csv.",
     ),
+    by: str | None = typer.Option(
+        None, "--by", metavar="FIELDS",
+        help="Summarize per value of these case fields, comma-separated: source, gpu, precision, family, "
+             "workload, metric (e.g. --by gpu,precision).",
+    ),
 ) -> None:
     """Predict published measurements and report the error per case and per source.
 
@@ -191,14 +196,15 @@ def validate(
     try:
         from .validate import cases_records, validate_cases
 
-        cases, summary = validate_cases(files, source=source)
+        fields = [f.strip() for f in by.split(",") if f.strip()] if by else []
+        cases, summary = validate_cases(files, source=source, by=fields)
     except (InputError, OSError) as err:
         _bad_input(err)
 
     records = cases_records(cases)
     if as_json:
-        keys = ("id", "source", "metric", "measured", "predicted", "error", "status", "reason",
-                "feasible", "infeasible_reason", "flagged", "file", "line")
+        keys = ("id", "source", "gpu", "precision", "family", "metric", "measured", "predicted", "error", "status",
+                "reason", "feasible", "infeasible_reason", "flagged", "file", "line")
         out = {"cases": [{k: r[k] for k in keys} for r in records], "summary": summary}
         typer.echo(json.dumps(out, indent=2, allow_nan=False))
     else:

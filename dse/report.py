@@ -446,6 +446,17 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
                    str(b["errors"]), str(b["infeasible"]), pct(b["mape_pct"]), pct(b["median_ape_pct"]),
                    pct(b["max_ape_pct"]), style=style)
 
+    grouped = summary.get("by")
+    if grouped:  # --by: the groups instead of the sources
+        st.columns[0].header = " / ".join(grouped["fields"])
+        for label, block in grouped["groups"].items():
+            add(short(label, 72), block)
+        add("overall", summary["overall"], "bold")
+        if summary.get("flagged"):
+            add(f"overall without the {summary['flagged']} cases flagged OUTLIER in their notes",
+                summary["unflagged"], "bold")
+        console.print(st)
+        return
     blocks = summary["by_source"]
     all_skipped = [src for src, b in blocks.items() if b["skipped"] == b["count"]]
     collapse = len(all_skipped) > MAX_SKIPPED_SOURCE_ROWS

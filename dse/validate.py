@@ -77,7 +77,8 @@ SKIP_REASONS = {
 
 #: Columns of the cases DataFrame, in order.
 CASE_COLUMNS = (
-    "file", "line", "id", "source", "workload", "metric", "column", "measured", "predicted",
+    "file", "line", "id", "source", "workload", "gpu", "precision", "family", "metric", "column", "measured",
+    "predicted",
     "error", "abs_pct_error", "feasible", "infeasible_reason", "status", "reason", "flagged",
 )
 
@@ -85,11 +86,12 @@ CASE_COLUMNS = (
 OUTLIER_FLAG = "OUTLIER"
 
 def validate_cases(
-    paths: str | Path | Iterable[str | Path], source: str | None = None
+    paths: str | Path | Iterable[str | Path], source: str | None = None, by: Iterable[str] = ()
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Predict every case of the JSON-lines ``paths`` and compare with its measured figure.
 
-    ``source``: keep only cases whose ``source`` contains this substring (case-insensitive).
+    ``source``: keep only cases whose ``source`` contains this substring (case-insensitive);
+    ``by``: also summarize per value of these case fields (:data:`GROUP_FIELDS`).
     Returns ``(cases, summary)``: one row per case (columns :data:`CASE_COLUMNS`) and the
     summary of :func:`summarize`. Raises :class:`dse.errors.InputError` for a file that cannot
     be read or a line that is not a JSON object; a case that is not a valid scenario is reported
@@ -114,7 +116,7 @@ def validate_cases(
                           "abs_pct_error": "float64", "line": "int64"})
     if scenarios:
         _predict(cases, scenarios)
-    return cases, summarize(cases)
+    return cases, summarize(cases, by)
 
 
 def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
@@ -127,6 +129,9 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
         "id": str(obj.get("id", "")),
         "source": str(obj.get("source", "")),
         "workload": str(obj.get("workload", "")),
+        "gpu": str((obj.get("cluster") or {}).get("gpu", "")) if isinstance(obj.get("cluster"), dict) else "",
+        "precision": str(obj.get("precision", "")),
+        "family": str(obj["model"].get("family", "")) if isinstance(obj.get("model"), dict) else str(obj.get("model", "")),
         "metric": "" if metric is None else str(metric),
         "column": METRICS.get(metric, "") if isinstance(metric, str) else "",
         "measured": measured,
@@ -187,7 +192,11 @@ def _predict(cases: pd.DataFrame, scenarios: list) -> None:
         cases.loc[rows, "reason"] = "the model returned a non-finite prediction (a bug: please report it)"
 
 
-def summarize(cases: pd.DataFrame) -> dict[str, Any]:
+#: Case fields the summary can be grouped by (``dse validate --by``).
+GROUP_FIELDS = ("source", "gpu", "precision", "family", "workload", "metric")
+
+
+def summarize(cases: pd.DataFrame, by: Iterable[str] = ()) -> dict[str, Any]:
     """Error statistics per source and overall.
 
     Each block has: ``count`` (cases), ``evaluated`` (status ok), ``skipped``, ``errors``,
@@ -196,12 +205,23 @@ def summarize(cases: pd.DataFrame) -> dict[str, Any]:
     ``mape_pct`` (its mean), ``median_ape_pct``, ``max_ape_pct`` (None when nothing was
     evaluated). ``skip_reasons`` counts the cases per skip reason. ``unflagged`` is the overall
     block without the cases their data set flags as outliers (``flagged``), ``flagged`` their count.
+    ``by`` (fields of :data:`GROUP_FIELDS`) adds ``by: {fields, groups: {"value / value": block}}``.
     """
     by_source = {str(src): _block(group) for src, group in cases.groupby("source", sort=False)}
     skipped = cases[cases["status"] == "skipped"]
     flagged = cases["flagged"].fillna(False).astype(bool)
+    by = list(by)
+    unknown = [f for f in by if f not in GROUP_FIELDS]
+    if unknown:
+        raise single("--by", f"group by one or more of {', '.join(GROUP_FIELDS)}", ",".join(unknown), None)
+    grouped = {}
+    if by:
+        for key, group in cases.groupby(by, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            grouped[" / ".join(str(k) or "-" for k in key)] = _block(group)
     return {
         "overall": _block(cases),
+        **({"by": {"fields": by, "groups": grouped}} if by else {}),
         "flagged": int(flagged.sum()),
         "unflagged": _block(cases[~flagged]),
         "by_source": by_source,

@@ -2,6 +2,8 @@
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,7 @@ from dse.workloads import supported
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 LLM_JSONL = SHARED / "validation" / "llm.jsonl"
 DLRM_VIT_JSONL = SHARED / "validation" / "dlrm_vit.jsonl"
+DSE = Path(sys.executable).parent / "dse"
 
 
 def case(id, measured=100.0, metric="tokens_per_s_per_gpu", source="src A", **changes):
@@ -279,3 +282,29 @@ def test_an_online_case_is_served_at_the_rate_its_notes_state(tmp_path):
     assert on["status"] == "ok" and on["predicted"] == pytest.approx(3.0, rel=1e-9)
     assert "3 req/s read from the notes" in on["reason"]
     assert off["predicted"] > 10 * on["predicted"]
+
+
+def test_summary_by_gpu_and_precision(tmp_path):
+    objs = [case("a", cluster={"gpu": "H100-SXM-80GB", "num_gpus": 8, "gpus_per_node": 8}),
+            case("b", cluster={"gpu": "A100-SXM-80GB", "num_gpus": 8, "gpus_per_node": 8}),
+            case("c", cluster={"gpu": "H100-SXM-80GB", "num_gpus": 8, "gpus_per_node": 8}, precision="fp8")]
+    cases, summary = validate_cases(write_jsonl(tmp_path / "c.jsonl", objs), by=["gpu", "precision"])
+    groups = summary["by"]["groups"]
+    assert summary["by"]["fields"] == ["gpu", "precision"]
+    assert set(groups) == {"H100-SXM-80GB / bf16", "A100-SXM-80GB / bf16", "H100-SXM-80GB / fp8"}
+    assert all(b["count"] == 1 for b in groups.values())
+    h100 = cases.set_index("id").loc["a"]
+    assert groups["H100-SXM-80GB / bf16"]["mape_pct"] == pytest.approx(h100["abs_pct_error"])
+    with pytest.raises(dse.InputError, match="--by"):
+        validate_cases(write_jsonl(tmp_path / "d.jsonl", objs), by=["colour"])
+
+
+def test_cli_validate_by_prints_the_groups(tmp_path):
+    path = write_jsonl(tmp_path / "c.jsonl", [case("a"), case("b", precision="fp8")])
+    out = subprocess.run([str(DSE), "validate", str(path), "--by", "precision"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "bf16" in out.stdout and "fp8" in out.stdout
+    bad = subprocess.run([str(DSE), "validate", str(path), "--by", "colour"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "--by" in bad.stderr and "gpu" in bad.stderr
