@@ -44,7 +44,7 @@ from calibrate import set_values  # noqa: E402  (scripts/calibrate.py, same fold
 #: yaml key -> (cost-model column, factor to SI, search range in yaml units)
 PARAMS = {
     "infer_matmul": ("infer_matmul", 1.0, (0.6, 1.6)),
-    "infer_attention": ("infer_attention", 1.0, (0.2, 1.0)),
+    "infer_attention": ("infer_attention", 1.0, (0.1, 1.0)),
     "infer_hbm": ("infer_hbm", 1.0, (0.55, 0.95)),
     "infer_seq_us": ("seq_overhead", 1e-6, (0.0, 20.0)),
     "infer_collective_us": ("collective_overhead", 1e-6, (0.0, 150.0)),
@@ -56,10 +56,12 @@ CAP = 0.5
 NEIGHBOURS = {"volta": "ampere", "ada": "ampere", "blackwell": "hopper"}
 
 
-def load_cases(path: Path) -> pd.DataFrame:
+def load_cases(path: Path, reliability: str | None = None) -> pd.DataFrame:
     rows = []
     for _, case in load_jsonl(path):
         if case.get("workload") != "inference":
+            continue
+        if reliability is not None and case.get("reliability") != reliability:
             continue
         scenario = scenario_from_dict(apply_software(case))
         hw = resolve_hardware(scenario.cluster, scenario.precision)
@@ -156,8 +158,12 @@ def main() -> None:
     parser.add_argument("jsonl", nargs="?", default=str(ROOT.parent / "shared/validation/llm.jsonl"))
     parser.add_argument("--write", action="store_true", help="write the fit into dse/data/calibration.yaml")
     parser.add_argument("--cv", action="store_true", help="also run the leave-one-model-out check")
+    parser.add_argument("--family", help="fit only this GPU family (e.g. blackwell)")
+    parser.add_argument("--reliability", help="only cases of this reliability (A: plan and numbers stated)")
     args = parser.parse_args()
-    cases = load_cases(Path(args.jsonl))
+    cases = load_cases(Path(args.jsonl), args.reliability)
+    if args.family:
+        cases = cases[cases["family"] == args.family].reset_index(drop=True)
     missing = set(PARAMS) - set(CALIBRATION_KEYS)
     assert not missing, f"calibration keys not read by the workload: {missing}"
     fits = {}
@@ -178,7 +184,7 @@ def main() -> None:
         for family, values in fits.items():
             text = set_values(text, family, values)
         for family, source in NEIGHBOURS.items():
-            if source in fits:
+            if source in fits and family not in fits:  # a fitted family keeps its own numbers
                 text = set_values(text, family, fits[source])
         path.write_text(text)
         print(f"wrote {path}")
