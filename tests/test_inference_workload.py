@@ -244,3 +244,15 @@ def test_kv_cache_dtype_apart_from_the_weights():
     assert fp8.tokens_per_s > bf16.tokens_per_s
     with pytest.raises(dse.InputError, match="kv_cache_dtype"):
         dse.load_scenario(serving(kv_cache_dtype="int4"))
+
+
+def test_a_lone_request_prefills_its_own_prompt_in_one_iteration():
+    # one client (concurrency 1), a 500-token prompt: the prompt goes in whole in one iteration
+    # with the one sequence's decode, not in a full engine's 2048-token chunk of other prompts
+    r = dse.evaluate(dse.load_scenario(serving(model="llama3.1-70b", tp=2, input_len=500, output_len=2000,
+                                               concurrency=1, mode="online")), explain=True).iloc[0]
+    assert r.ttft_ms / 1e3 == pytest.approx(r.prefill_time_s, rel=0.05)
+    # a full engine (many prompts queued) fills the room the decodes leave: longer first tokens
+    full = dse.evaluate(dse.load_scenario(serving(model="llama3.1-70b", tp=2, input_len=500, output_len=2000)),
+                        explain=True).iloc[0]
+    assert full.ttft_ms > r.ttft_ms

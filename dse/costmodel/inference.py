@@ -24,12 +24,14 @@ iteration(s) alongside the decodes (queueing beyond that is not modelled). A rat
 the throughput-maximising batch serves is infeasible (``RATE_EXCEEDS``).
 
 **Chunked prefill.** An iteration's token budget is ``clip(n_dec + n_pre, min_num_tokens,
-max_num_tokens)`` (trtllm-bench never builds an engine below 2048 tokens): prompts are processed
-in chunks of the budget the decode tokens leave, ``C = budget - n_dec``, in a fraction
-``phi = n_pre / C`` of the iterations; the others only decode. At small batches (long sequences,
-little free memory) a chunk iteration is compute-bound and the decode-only ones memory-bound,
-so prompt FLOPs no longer hide under the weight reads:
-``t_iter = phi t(n_dec + C) + (1 - phi) t(n_dec)``.
+max_num_tokens)`` (trtllm-bench never builds an engine below 2048 tokens). An iteration that
+takes prompt tokens takes those admitted since the last one: n_pre on average, at least one whole
+prompt, and at most the room the decode tokens leave, ``C = min(budget - n_dec, max(I, n_pre))``
+(a longer prompt is chunked at that room); such iterations are a fraction ``phi = n_pre / C``,
+the others only decode. At small batches (long sequences, little free memory, few clients) a
+prompt iteration is compute-bound and the decode-only ones memory-bound, so prompt FLOPs no longer
+hide under the weight reads: ``t_iter = phi t(n_dec + C) + (1 - phi) t(n_dec)``; a prompt's first
+token comes after ``ceil(I / C)`` prompt iterations.
 
 **One iteration** runs every layer over the n_dec + n_pre tokens (prompt and decode tokens
 share the GEMMs; their attention runs in separate kernels):
@@ -440,7 +442,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         n_dec = b * (O - 1.0) / O
         n_pre = b * I / O
         budget = np.clip(n_dec + n_pre, c["min_num_tokens"], np.maximum(c["max_num_tokens"], n_dec + n_pre))
-        chunk = np.maximum(budget - n_dec, 1.0)  # prompt tokens of an iteration that takes some
+        room = np.maximum(budget - n_dec, 1.0)  # prompt tokens the decodes leave an iteration
+        # prompt tokens of an iteration that takes some: the prompts admitted since the last one
+        # (n_pre a iteration on average, at least one whole prompt), chunked at the room left
+        chunk = np.minimum(room, np.maximum(I, n_pre))
         phi = np.clip(n_pre / chunk, 0.0, 1.0)
         ctx = I + O / 2.0
         mix = stage(n_dec, chunk, b, 2.0 * chunk * I * a * d, ctx)
