@@ -13,7 +13,12 @@ each tensor-parallel collective of an iteration). Everything else
 is the mean over GPUs of each GPU's mean absolute percentage error, each case capped at 50% so
 that a run limited by something the model does not describe cannot drag the physics.
 
-    python scripts/calibrate_inference.py [../shared/validation/llm.jsonl] [--cv] [--write]
+    python scripts/calibrate_inference.py [FILE.jsonl ...] [--family F] [--reliability A] [--cv] [--write]
+
+The shipped calibration: ampere from ``../shared/validation/llm.jsonl`` (TensorRT-LLM v0.17),
+hopper from it and ``validation/nim_latency.jsonl`` (NIM latency at 1-50 clients, which pins the
+per-collective time that offline throughput alone hardly identifies), blackwell from
+``validation/trtllm_v1.jsonl --reliability A``.
 
 ``--cv`` also runs a leave-one-model-out check: fit a family without one model's runs, then
 predict them. Every candidate point is scored in one vectorized call (points x cases rows):
@@ -53,7 +58,8 @@ PARAMS = {
 POINTS, ROUNDS, SEED = 3000, 4, 0
 CAP = 0.5
 #: Families without serving runs take a fitted family's numbers when writing (marked not fitted).
-NEIGHBOURS = {"volta": "ampere", "ada": "ampere", "blackwell": "hopper"}
+#: Blackwell has its own (TensorRT-LLM v1.0 runs: --family blackwell on validation/trtllm_v1.jsonl).
+NEIGHBOURS = {"volta": "ampere", "ada": "ampere"}
 
 
 def load_cases(path: Path, reliability: str | None = None) -> pd.DataFrame:
@@ -155,13 +161,14 @@ def cross_validate(cases: pd.DataFrame) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("jsonl", nargs="?", default=str(ROOT.parent / "shared/validation/llm.jsonl"))
+    parser.add_argument("jsonl", nargs="*", default=[str(ROOT.parent / "shared/validation/llm.jsonl")],
+                        help="validation files (their inference cases are pooled)")
     parser.add_argument("--write", action="store_true", help="write the fit into dse/data/calibration.yaml")
     parser.add_argument("--cv", action="store_true", help="also run the leave-one-model-out check")
     parser.add_argument("--family", help="fit only this GPU family (e.g. blackwell)")
     parser.add_argument("--reliability", help="only cases of this reliability (A: plan and numbers stated)")
     args = parser.parse_args()
-    cases = load_cases(Path(args.jsonl), args.reliability)
+    cases = pd.concat([load_cases(Path(path), args.reliability) for path in args.jsonl], ignore_index=True)
     if args.family:
         cases = cases[cases["family"] == args.family].reset_index(drop=True)
     missing = set(PARAMS) - set(CALIBRATION_KEYS)

@@ -186,7 +186,7 @@ def test_an_offered_rate_is_served_at_the_batch_littles_law_gives():
         assert r.feasible and r.requests_per_s == pytest.approx(rate, rel=1e-9)
         assert r.tokens_per_s == pytest.approx(rate * 256, rel=1e-9)
         assert r.batch <= offline.batch and r.itl_ms <= offline.itl_ms
-        if r.batch > 1.0:  # B = (rate per replica) * O * ITL
+        if r.batch > 1.001:  # B = (rate per replica) * O * ITL (below one sequence the engine idles)
             assert r.batch == pytest.approx(rate / 2 * 256 * r.itl_ms / 1e3, rel=1e-4)
 
 
