@@ -38,8 +38,8 @@ GPUS = (("A100-SXM-80GB", "bf16"), ("H100-SXM-80GB", "fp8"), ("B200-180GB", "fp8
 MODELS = {
     "llama2-70b": {"label": "Llama-2-70B, 4M-token batch", "tokens": 4 * 1024 * 1024,
                    "pp": [1, 2, 4, 8, 16], "cp": [1, 2]},
-    "llama3-405b": {"label": "Llama-3-405B, 16M-token batch (pp 1 or 2)", "tokens": 16 * 1024 * 1024,
-                    "pp": [1, 2], "cp": [1, 2, 4]},
+    "llama3-405b": {"label": "Llama-3-405B, 16M-token batch (uneven stages)",
+                    "tokens": 16 * 1024 * 1024, "pp": [1, 2, 4, 8, 16], "cp": [1, 2, 4]},
 }
 #: GPU counts whose best plan is written next to the point, in order of preference (each curve's
 #: first point comes first); a label that would cover data or another label is moved or left out.
