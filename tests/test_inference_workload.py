@@ -256,3 +256,14 @@ def test_a_lone_request_prefills_its_own_prompt_in_one_iteration():
     full = dse.evaluate(dse.load_scenario(serving(model="llama3.1-70b", tp=2, input_len=500, output_len=2000)),
                         explain=True).iloc[0]
     assert full.ttft_ms > r.ttft_ms
+
+
+def test_first_tokens_wait_longer_with_more_clients():
+    # 5,000-token prompts on Llama-3.3-70B TP2: prompts of other clients share each iteration's
+    # prompt room (a processor-sharing queue), so the first token comes later as clients are added
+    def ttft(conc):
+        return dse.evaluate(dse.load_scenario(serving(model="llama3.1-70b", tp=2, input_len=5000, output_len=500,
+                                                      concurrency=conc, mode="online")), explain=True).iloc[0].ttft_ms
+    times = [ttft(c) for c in (1, 5, 25, 50)]
+    assert times == sorted(times)
+    assert times[-1] > 1.2 * times[0]

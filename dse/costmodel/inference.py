@@ -31,7 +31,10 @@ prompt, and at most the room the decode tokens leave, ``C = min(budget - n_dec, 
 the others only decode. At small batches (long sequences, little free memory, few clients) a
 prompt iteration is compute-bound and the decode-only ones memory-bound, so prompt FLOPs no longer
 hide under the weight reads: ``t_iter = phi t(n_dec + C) + (1 - phi) t(n_dec)``; a prompt's first
-token comes after ``ceil(I / C)`` prompt iterations.
+token comes after ``ceil(I / C)`` prompt iterations. With clients (a concurrency or an offered
+rate) the prompts in flight share that room: as a processor-sharing queue of load
+``rho = n_pre / (budget - n_dec)`` the first token takes ``1 / (1 - rho)`` times as long
+(rho capped at 0.9).
 
 **One iteration** runs every layer over the n_dec + n_pre tokens (prompt and decode tokens
 share the GEMMs; their attention runs in separate kernels):
@@ -494,6 +497,18 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             pre_on = stage(n_dec, c_on, b, 2.0 * c_on * I * a * d, I + O / 2.0)
             ttft_on = 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
             ttft = np.where(online & ~saturated, ttft_on, ttft)
+        # clients (a concurrency or an offered rate): prompts that arrive while others are being
+        # prefilled share the prompt room of each iteration; as a processor-sharing queue whose
+        # load is the prompt demand over that room, rho = n_pre / room, the first token takes
+        # 1 / (1 - rho) times the prompt's own prefill (rho capped at 0.9; a full offline engine's
+        # first-token time is its queue of waiting requests, which is not modelled)
+        clients = ((c["concurrency"] > 0) | online) & ~saturated
+        if np.any(clients):
+            n_dec_b, n_pre_b = b * (O - 1.0) / O, b * I / O
+            budget_b = np.clip(n_dec_b + n_pre_b, c["min_num_tokens"],
+                               np.maximum(c["max_num_tokens"], n_dec_b + n_pre_b))
+            rho = np.clip(n_pre_b / np.maximum(budget_b - n_dec_b, 1.0), 0.0, 0.9)
+            ttft = np.where(clients, ttft / (1.0 - rho), ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
         prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, 2.0 * solo * I * a * d, I)["total"]
 
