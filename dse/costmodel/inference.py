@@ -439,7 +439,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     def iteration(B):
         """The mean iteration of a full engine at batch B (per microbatch stage): decode tokens
         every iteration, prompts in chunks of the token budget left by them, in a fraction phi
-        of the iterations. Returns (mean stage time parts, chunk-iteration parts, chunk, b)."""
+        of the iterations. Returns (mean stage time parts, chunk-iteration parts, chunk, b,
+        prompt load: the prompt tokens admitted an iteration over the room the decodes leave)."""
         m = np.minimum(p, B)
         b = B / m
         n_dec = b * (O - 1.0) / O
@@ -454,10 +455,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         mix = stage(n_dec, chunk, b, 2.0 * chunk * I * a * d, ctx)
         dec = stage(n_dec, 0.0, b, 0.0, ctx)
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
-        return mean, mix, chunk, b
+        return mean, mix, chunk, b, n_pre / room
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        s_c, _, _, _ = iteration(cand)
+        s_c, _, _, _, _ = iteration(cand)
         thr = cand / (p * s_c["total"])
         thr = np.where(ok & np.isfinite(thr), thr, -1.0)
         # the largest batch within a hair of the best throughput: an engine fills its KV cache
@@ -473,17 +474,17 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         online = (rate > 0) & ~fixed
         saturated = np.zeros_like(online)
         if np.any(online):
-            s_cap, _, _, _ = iteration(B)
-            saturated = online & (rate * O * p * s_cap["total"] > B * (1.0 + 1e-9))
+            cap_total = np.take_along_axis(np.broadcast_to(s_c["total"], cand.shape), best, axis=1)
+            saturated = online & (rate * O * p * cap_total > B * (1.0 + 1e-9))
             lo, hi = np.ones_like(B), np.maximum(B, 1.0)
             for _ in range(RATE_STEPS):
                 mid = np.sqrt(lo * hi)
-                s_mid, _, _, _ = iteration(mid)
+                s_mid, _, _, _, _ = iteration(mid)
                 short = mid < rate * O * p * s_mid["total"]  # serves less than r: needs more in flight
                 lo, hi = np.where(short, mid, lo), np.where(short, hi, mid)
             B = np.where(online & ~saturated, hi, B)
 
-        s, mix, chunk, b = iteration(B)
+        s, mix, chunk, b, load = iteration(B)
         itl = p * s["total"]
         dec_s = stage(b, 0.0, b, 0.0, I + O / 2.0)
         chunks = np.ceil(I / chunk - 1e-9)  # iterations a prompt's chunks take
@@ -503,12 +504,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # 1 / (1 - rho) times the prompt's own prefill (rho capped at 0.9; a full offline engine's
         # first-token time is its queue of waiting requests, which is not modelled)
         clients = ((c["concurrency"] > 0) | online) & ~saturated
-        if np.any(clients):
-            n_dec_b, n_pre_b = b * (O - 1.0) / O, b * I / O
-            budget_b = np.clip(n_dec_b + n_pre_b, c["min_num_tokens"],
-                               np.maximum(c["max_num_tokens"], n_dec_b + n_pre_b))
-            rho = np.clip(n_pre_b / np.maximum(budget_b - n_dec_b, 1.0), 0.0, 0.9)
-            ttft = np.where(clients, ttft / (1.0 - rho), ttft)
+        ttft = np.where(clients, ttft / (1.0 - np.clip(load, 0.0, 0.9)), ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
         prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, 2.0 * solo * I * a * d, I)["total"]
 

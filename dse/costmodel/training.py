@@ -139,7 +139,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     m = np.maximum(c["global_batch"] / (dp * b), 1.0)  # microbatches per pipeline
     L = c["layers"] / pp  # layers per stage (mean)
     L_hi = np.ceil(c["layers"] / pp - 1e-9)  # the first stages when pp does not divide the layers
-    L_lo = np.where(np.mod(c["layers"], pp) != 0, np.floor(c["layers"] / pp + 1e-9), L_hi)  # the last
+    L_lo = np.floor(c["layers"] / pp + 1e-9)  # the last (the same as L_hi when pp divides them)
     moe_frac = c["moe_layers"] / c["layers"]
     dense_frac = 1.0 - moe_frac
     dpc = dp * cp  # ranks that reduce dense gradients
@@ -436,7 +436,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     p_first_rep = L_hi * p_layer_rep + np.where(pp > 1, emb_in, emb_in + head_p * (1.0 - tied))
     p_last_rep = L_lo * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
     mem_static = []
-    for p_rep, p_exp, trainable in ((p_first_rep, L_hi * p_layer_exp, train_first),
+    for p_rep, p_exp, trainable in ((p_first_rep, p_stage_exp, train_first),
                                     (p_last_rep, L_lo * p_layer_exp, train_last)):
         # ZeRO-3 holds two gathered layers (one prefetched); ZeRO-2/3 one layer's gradients
         # before their reduce-scatter
