@@ -451,28 +451,23 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
         st.columns[0].header = " / ".join(grouped["fields"])
         for label, block in grouped["groups"].items():
             add(short(label, 72), block)
-        add("overall", summary["overall"], "bold")
-        if summary.get("flagged"):
-            add(f"overall without the {summary['flagged']} cases flagged OUTLIER in their notes",
-                summary["unflagged"], "bold")
-        console.print(st)
-        return
-    blocks = summary["by_source"]
-    all_skipped = [src for src, b in blocks.items() if b["skipped"] == b["count"]]
-    collapse = len(all_skipped) > MAX_SKIPPED_SOURCE_ROWS
-    for src, block in blocks.items():
-        if not (collapse and src in all_skipped):
-            add(short(src, 72), block)
-    if collapse:
-        n = sum(blocks[src]["count"] for src in all_skipped)
-        add(f"{len(all_skipped)} more sources, every case skipped ({n} cases; --json lists them)",
-            {"count": n, "evaluated": 0, "skipped": n, "errors": 0, "infeasible": 0,
-             "mape_pct": None, "median_ape_pct": None, "max_ape_pct": None}, "dim")
+    else:
+        blocks = summary["by_source"]
+        all_skipped = [src for src, b in blocks.items() if b["skipped"] == b["count"]]
+        collapse = len(all_skipped) > MAX_SKIPPED_SOURCE_ROWS
+        for src, block in blocks.items():
+            if not (collapse and src in all_skipped):
+                add(short(src, 72), block)
+        if collapse:
+            n = sum(blocks[src]["count"] for src in all_skipped)
+            add(f"{len(all_skipped)} more sources, every case skipped ({n} cases; --json lists them)",
+                {"count": n, "evaluated": 0, "skipped": n, "errors": 0, "infeasible": 0,
+                 "mape_pct": None, "median_ape_pct": None, "max_ape_pct": None}, "dim")
     add("overall", summary["overall"], "bold")
     if summary.get("flagged"):
         add(f"overall without the {summary['flagged']} cases flagged OUTLIER in their notes",
             summary["unflagged"], "bold")
     console.print(st)
-    if summary.get("skip_reasons"):
+    if summary.get("skip_reasons") and not grouped:
         reasons = "; ".join(f"{n} {r}" for r, n in summary["skip_reasons"].items())
         console.print(Text(f"skipped: {reasons}", style="dim"))
