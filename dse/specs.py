@@ -54,7 +54,14 @@ class MoESpec(Spec):
 
 
 class ModelSpec(Spec):
-    """A decoder-only transformer (dense or mixture-of-experts)."""
+    """A decoder-only transformer (dense or mixture-of-experts).
+
+    Local attention: with ``attention_window`` W (tokens), windowed layers attend to the W most
+    recent tokens (``attention_window_kind: sliding``; Mistral 7B v0.1, Gemma, GPT-OSS) or to the
+    tokens from the start of the query's W-token chunk (``chunked``; Llama 4). Every
+    ``full_attention_every``-th layer attends to the whole context instead (GPT-OSS 2, Llama 4 4,
+    Gemma 3 6); 0 windows every layer.
+    """
 
     name: str = "custom"
     family: Literal["dense", "moe"] = "dense"
@@ -69,9 +76,19 @@ class ModelSpec(Spec):
     seq_len: PositiveInt
     moe: MoESpec | None = None
     tied_embeddings: bool = False
+    attention_window: PositiveInt | None = None
+    attention_window_kind: Literal["sliding", "chunked"] = "sliding"
+    full_attention_every: NonNegInt = 0
 
     @model_validator(mode="after")
     def _check(self) -> "ModelSpec":
+        if self.attention_window is None and (self.full_attention_every or self.attention_window_kind != "sliding"):
+            raise ValueError("full_attention_every and attention_window_kind describe windowed layers: "
+                             "they need attention_window (tokens), which is null")
+        if self.full_attention_every == 1:
+            raise ValueError("full_attention_every: 1 makes every layer full attention; use "
+                             "attention_window: null (or 0 to window every layer, k >= 2 for every k-th "
+                             "layer full)")
         kv = self.kv_heads or self.heads
         if self.heads % kv:
             raise ValueError(
@@ -102,6 +119,14 @@ class ModelSpec(Spec):
     def dhead(self) -> int:
         """Dimension of one attention head."""
         return self.head_dim or self.hidden // self.heads
+
+    @property
+    def windowed_layers(self) -> int:
+        """Layers with windowed (sliding or chunked) attention; the rest attend to everything."""
+        if self.attention_window is None:
+            return 0
+        k = self.full_attention_every
+        return self.layers - (self.layers // k if k else 0)
 
 
 class TableSpec(Spec):

@@ -6,7 +6,9 @@ Narayanan et al. 2021 (eq. 3) and Korthikanti et al. 2022, generalised to groupe
 (Ainslie et al. 2023), three-matrix (SwiGLU) FFNs and mixture-of-experts layers. Attention
 scores and weighted values count the full s^2 (no causal halving), as Megatron and PaLM count
 model FLOPs; the *time* model halves it for causal fused kernels (see ``training.py``).
-All functions are elementwise over numpy arrays.
+Windowed layers (sliding or chunked local attention) count the keys a query actually attends
+to, in the same full-mask convention: a span of 2 x the mean keys per query (s for full causal
+attention), see :func:`attention_span`. All functions are elementwise over numpy arrays.
 """
 
 from __future__ import annotations
@@ -52,16 +54,63 @@ def model_params(c):
     return total, active
 
 
+def _keys_integral(x, window, chunked):
+    """Integral over query positions 0..x of the keys a causal query at position u attends to:
+    u (full), min(u, W) (sliding window of W tokens), u mod W (chunked: from its chunk's start)."""
+    W = np.maximum(window, 1.0)
+    sliding = np.where(x < W, 0.5 * x * x, 0.5 * W * W + W * (x - W))
+    n = np.floor(x / W)
+    r = x - n * W
+    chunk = 0.5 * (n * W * W + r * r)
+    return np.where(window > 0, np.where(chunked > 0, chunk, sliding), 0.5 * x * x)
+
+
+def mean_attended_keys(lo, hi, window, chunked):
+    """Mean keys per query (tokens) over queries at positions spread evenly over [lo, hi].
+
+    ``window`` W > 0 limits each query to a window (``chunked`` 0: the W most recent tokens,
+    1: the tokens since the start of its W-token chunk); W = 0 is full causal attention, whose
+    mean is (lo + hi) / 2. Over a whole sequence (lo = 0, hi = s) that is s/2 for full attention,
+    W - W^2/(2s) for a sliding window W <= s, and about W/2 for chunks of W << s.
+    """
+    lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+    width = hi - lo
+    W = np.maximum(window, 1.0)
+    at_lo = np.where(window > 0, np.where(chunked > 0, np.mod(lo, W), np.minimum(lo, W)), lo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = (_keys_integral(hi, window, chunked) - _keys_integral(lo, window, chunked)) / width
+    return np.where(width > 1e-9, mean, at_lo)
+
+
+def layer_mean_keys(lo, hi, c):
+    """:func:`mean_attended_keys` averaged over the layers: a fraction ``window_fraction`` of them
+    windowed at ``attn_window`` (``attn_chunked``), the rest full."""
+    window = c.get("attn_window", 0.0)
+    frac = np.where(window > 0, c.get("window_fraction", 1.0), 0.0)
+    full = 0.5 * (np.asarray(lo, dtype=np.float64) + hi)
+    return (1.0 - frac) * full + frac * mean_attended_keys(lo, hi, window, c.get("attn_chunked", 0.0))
+
+
+def attention_span(c):
+    """Keys per query of a training sequence in the full-mask convention of model FLOPs: s for
+    full attention (causal or not), 2 x the mean attended keys for causal windowed layers
+    (averaged over the layers); the scores + values cost 4 * span * a * d FLOPs per token."""
+    s = c["seq_len"]
+    windowed = 2.0 * layer_mean_keys(0.0, s, c)
+    return np.where(c.get("causal", 1.0) > 0, windowed, s)
+
+
 def layer_forward_flops_per_token(c):
-    """Forward FLOPs per token of one dense and one MoE layer, attention at full s^2.
+    """Forward FLOPs per token of one dense and one MoE layer, attention at the full span
+    (s^2 for full attention, see :func:`attention_span`).
 
     Returns (dense_layer, moe_layer, attention_core) where ``attention_core`` is the
     scores + weighted-values part (included in both layer figures).
     """
-    h, a, g, d, s = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"], c["seq_len"]
+    h, a, g, d = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"]
     mats = c["ffn_mats"]
     proj = 2.0 * h * (a + 2.0 * g) * d + 2.0 * a * d * h
-    core = 4.0 * s * a * d
+    core = 4.0 * attention_span(c) * a * d
     dense_ffn = 2.0 * mats * h * c["ffn_hidden"]
     experts = 2.0 * mats * h * c["expert_ffn_hidden"] * (c["top_k"] + c["shared_experts"])
     router = 2.0 * h * c["experts"]

@@ -51,6 +51,11 @@ share the GEMMs; their attention runs in separate kernels):
   with ctx = I + O/2 the mean context (roofline against its 4 n_dec ctx a d FLOPs);
 * prefill attention does the causal half of the I^2 work of each prompt,
   ``2 (n_pre/I) I^2 a d`` FLOPs per layer, at the fused-attention efficiency;
+* windowed layers (``attn_window`` W over a fraction ``window_fraction`` of the layers) attend
+  to at most W keys (sliding) or to the keys since their W-token chunk began (chunked): ctx and
+  I/2 above become the mean keys per query averaged over the layers
+  (:func:`dse.costmodel.flops.layer_mean_keys`), and those layers cache only W tokens per
+  sequence;
 * elementwise HBM traffic (norms, residuals, rotary, activation, quantisation, KV writes);
 * tensor parallelism: 2 all-reduces per layer of the iteration's tokens (alpha-beta model of
   :mod:`collectives`, plus a calibrated fixed time per call, ``collective_overhead``, which
@@ -100,6 +105,7 @@ from typing import Any
 import numpy as np
 
 from . import collectives as coll
+from .flops import layer_mean_keys
 from .inputs import COLUMNS, broadcast_columns
 from .training import (
     DEGREES_PRODUCT,
@@ -293,6 +299,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     xb = np.minimum(wb, ab)  # GEMM activation operands are quantised like the weights (FP8, FP4)
 
     layers = c["layers"]
+    # keys a token attends to, averaged over the layers (windowed layers stop at their window):
+    # a prompt token over its own prompt (I/2 for full attention), a decode token over its
+    # context (I + O/2 for full attention)
+    keys_pre = layer_mean_keys(0.0, I, c)
+    keys_dec = layer_mean_keys(I, I + O, c)
     L = np.ceil(layers / p - 1e-9)  # layers of the fullest stage (uneven when p does not divide them)
     moe_frac = np.where(c["experts"] > 0, c["moe_layers"] / layers, 0.0)
     dense_frac = 1.0 - moe_frac
@@ -407,7 +418,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     weights = L * (dense_frac * w_dense + moe_frac * w_moe) + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"])
     kv_tok = 2.0 * L * g_loc * d * kvb  # KV bytes per token per GPU
     blk = np.maximum(c["kv_block"], 1.0)
-    kv_seq = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk * kv_tok
+    reserve = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk
+    # windowed layers keep only their window's tokens (a cyclic or window-evicted cache)
+    win = c["attn_window"]
+    win_frac = np.where(win > 0, c["window_fraction"], 0.0)
+    win_reserve = np.minimum(reserve, np.ceil(win / blk - 1e-9) * blk)
+    kv_seq = ((1.0 - win_frac) * reserve + win_frac * win_reserve) * kv_tok
     tok_ratio = 1.0 + I / O  # iteration tokens per sequence in flight
     ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(k * fe_loc * pool, fe_loc), 0.0))
     ws_tok = ab * (4.0 * h + (a_loc + 2.0 * g_loc) * d + mats * ffn_max)  # activations per token
@@ -451,9 +467,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # (n_pre a iteration on average, at least one whole prompt), chunked at the room left
         chunk = np.minimum(room, np.maximum(I, n_pre))
         phi = np.clip(n_pre / chunk, 0.0, 1.0)
-        ctx = I + O / 2.0
-        mix = stage(n_dec, chunk, b, 2.0 * chunk * I * a * d, ctx)
-        dec = stage(n_dec, 0.0, b, 0.0, ctx)
+        mix = stage(n_dec, chunk, b, 4.0 * chunk * keys_pre * a * d, keys_dec)
+        dec = stage(n_dec, 0.0, b, 0.0, keys_dec)
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
         return mean, mix, chunk, b, n_pre / room
 
@@ -486,7 +501,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
         s, mix, chunk, b, load = iteration(B)
         itl = p * s["total"]
-        dec_s = stage(b, 0.0, b, 0.0, I + O / 2.0)
+        dec_s = stage(b, 0.0, b, 0.0, keys_dec)
         chunks = np.ceil(I / chunk - 1e-9)  # iterations a prompt's chunks take
         ttft = chunks * p * mix["total"]
         if np.any(online):
@@ -495,7 +510,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             # alongside the decodes of the batch, not in the full engine's steady-state chunks
             n_dec = b * (O - 1.0) / O
             c_on = np.clip(c["max_num_tokens"] - n_dec, 1.0, I)
-            pre_on = stage(n_dec, c_on, b, 2.0 * c_on * I * a * d, I + O / 2.0)
+            pre_on = stage(n_dec, c_on, b, 4.0 * c_on * keys_pre * a * d, keys_dec)
             ttft_on = 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
             ttft = np.where(online & ~saturated, ttft_on, ttft)
         # clients (a concurrency or an offered rate): prompts that arrive while others are being
@@ -506,7 +521,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         clients = ((c["concurrency"] > 0) | online) & ~saturated
         ttft = np.where(clients, ttft / (1.0 - np.clip(load, 0.0, 0.9)), ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
-        prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, 2.0 * solo * I * a * d, I)["total"]
+        prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, 4.0 * solo * keys_pre * a * d, I)["total"]
 
     # ------------------------------------------------------------------ memory at the batch
     kv_cache = B * kv_seq
@@ -543,7 +558,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     active = layers * (dense_frac * (attn_w_full + mats * h * f)
                        + moe_frac * (attn_w_full + (k + S) * mats * h * fe + h * c["experts"]))
     req_flops = (2.0 * active * (I + O) + 2.0 * h * V * O
-                 + layers * (2.0 * I * I * a * d + 4.0 * (O - 1.0) * (I + O / 2.0) * a * d))
+                 + layers * 4.0 * a * d * (I * keys_pre + (O - 1.0) * keys_dec))
     tflops = per_gpu * req_flops / O / 1e12
     total_params = layers * (dense_frac * (attn_w_full + mats * h * f)
                              + moe_frac * (attn_w_full + c["experts"] * mats * h * fe + S * mats * h * fe

@@ -31,6 +31,10 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "moe_layers": (0.0, "number of MoE layers (the rest are dense)"),
     "tied_embeddings": (0.0, "1 if the LM head shares the input embedding"),
     "causal": (1.0, "1 for causal (decoder) attention, 0 for bidirectional (encoder, ViT)"),
+    "attn_window": (0.0, "tokens a query of a windowed layer attends to (local attention); 0 = full"),
+    "window_fraction": (1.0, "fraction of the layers that are windowed when attn_window > 0"),
+    "attn_chunked": (0.0, "1 if windowed layers attend from the start of their W-token chunk "
+                          "(chunked, Llama 4), 0 for a sliding window of the W latest tokens"),
     "input_proj_dim": (0.0, "K of an input projection GEMM per token instead of an embedding "
                             "lookup (ViT patch embedding: channels*patch^2; 0 for LLMs)"),
     "head_fraction": (1.0, "fraction of the tokens that go through the output head "

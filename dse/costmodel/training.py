@@ -4,8 +4,9 @@ The model, per pipeline stage and microbatch, on two streams:
 
 * compute stream: every matmul as a roofline op, ``max(F / (peak*eff*K/(K+K_half)),
   bytes / (hbm_bw*eff_hbm))`` with K its reduction depth (shallow matmuls run below peak;
-  backward = data-gradient + weight-gradient GEMMs, each with its own depth); the fused attention kernel at its own efficiency over the causal half
-  of the s^2 work; norms, residuals, activations, dropout and FP8 casts as HBM traffic;
+  backward = data-gradient + weight-gradient GEMMs, each with its own depth); the fused attention
+  kernel at its own efficiency over the causal half of the s^2 work (only the keys inside the
+  window for sliding- or chunked-attention layers); norms, residuals, activations, dropout and FP8 casts as HBM traffic;
   backward = 2x forward (flash-attention backward 2.5x); recompute re-runs the forward.
 * communication stream: tensor-parallel all-reduces (or all-gather + reduce-scatter with
   sequence parallelism), expert all-to-alls, the context-parallel K/V ring, pipeline
@@ -38,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from . import collectives as coll
-from .flops import layer_params, model_flops_per_token, model_params, recompute_flops_per_token
+from .flops import (attention_span, layer_params, model_flops_per_token, model_params,
+                    recompute_flops_per_token)
 from .inputs import broadcast_columns
 from .memory import layer_activation_bytes
 
@@ -204,9 +206,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         experts = moe_ffn = moe_ffn_b = np.zeros(())
 
     flash = c["flash_attention"] > 0
-    # a fused causal kernel skips the masked half; bidirectional attention computes all of it
-    causal = np.where(flash & (c["causal"] > 0), 0.5, 1.0)
-    attn_flops = 4.0 * T * s * a * d / t * causal
+    # a fused causal kernel skips the masked half (and, for windowed layers, the blocks outside
+    # the window): half the full-mask span; bidirectional or unfused attention computes all s^2
+    keys = np.where(flash & (c["causal"] > 0), 0.5 * attention_span(c), s)
+    attn_flops = 4.0 * T * keys * a * d / t
     attn_f = attn_flops / (c["peak_flops_16"] * c["eff_attention"])
     softmax_bytes = np.where(flash, 0.0, 12.0 * T * s * a / t)  # unfused: scores round trips
     attn_f = attn_f + softmax_bytes / hbm
@@ -297,7 +300,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     # context parallel: ring exchange of K and V blocks, c-1 steps forward, 2x backward
     cp_same = t * cp <= c["nvlink_domain"]
-    cp_f = (cp - 1.0) * coll.p2p_time(2.0 * T * g * d / t * act, cp_same, net)
+    # ring steps: every other rank's K/V for full layers; a windowed layer needs only the ranks
+    # whose tokens its window reaches back to, ceil(W / (s/cp))
+    win = c["attn_window"]
+    win_steps = np.minimum(cp - 1.0, np.ceil(win * cp / s - 1e-9))
+    steps = np.where(win > 0, (1.0 - c["window_fraction"]) * (cp - 1.0) + c["window_fraction"] * win_steps,
+                     cp - 1.0)
+    cp_f = steps * coll.p2p_time(2.0 * T * g * d / t * act, cp_same, net)
     cp_b = 2.0 * cp_f + np.where(recompute == 2, cp_f, 0.0)
 
     # parameters per GPU of one layer (mean over dense/MoE layers), split dense/expert

@@ -18,6 +18,8 @@ MODEL_KEYS = {
     "aliases", "name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
     "ffn_act", "vocab", "seq_len", "moe", "source",
 }
+#: optional keys of models with local attention
+WINDOW_KEYS = {"attention_window", "attention_window_kind", "full_attention_every"}
 MOE_KEYS = {"experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers"}
 MODEL_FAMILIES = {"dense", "moe"}
 FFN_ACTS = {"gelu", "swiglu"}
@@ -135,7 +137,8 @@ def test_model_entries_have_exactly_the_schema_keys(models):
     for pid, entry in models.items():
         assert isinstance(entry, dict), pid
         assert pid == pid.lower(), f"{pid}: ids are lowercase"
-        assert set(entry) == MODEL_KEYS, f"{pid}: keys differ by {set(entry) ^ MODEL_KEYS}"
+        keys = set(entry) - (WINDOW_KEYS if "attention_window" in entry else set())
+        assert keys == MODEL_KEYS, f"{pid}: keys differ by {keys ^ MODEL_KEYS}"
         if entry["moe"] is not None:
             assert set(entry["moe"]) == MOE_KEYS, f"{pid}: moe keys {set(entry['moe'])}"
 
