@@ -371,6 +371,17 @@ class InferenceSpec(Spec):
     request_rate: PositiveFloat | None = None
     #: storage type of the KV cache; None = follows the precision (FP8 for fp8 and fp4 weights)
     kv_cache_dtype: Literal["fp8", "bf16", "fp16", "fp32"] | None = None
+    #: what the engine does with a model's local (windowed) attention: ``all`` windows the prompt
+    #: attention, the decode KV reads and the KV cache (only the window's tokens kept); ``compute``
+    #: windows the attention but sizes the cache for the whole context (TensorRT-LLM when the
+    #: layers' windows differ: "the memory allocation for the kv cache still relies on the
+    #: buffer's maximum value"); ``prefill`` windows only the prompt attention (TensorRT-LLM's
+    #: chunked attention "can only be applied to context requests")
+    window_scope: Literal["all", "compute", "prefill"] = "all"
+    #: storage type of the linear layers' weights when it differs from the GEMMs' type
+    #: (weight-only quantization: ``precision`` sets the GEMM math and activations, e.g. bf16
+    #: with mxfp4 weights is W4A16, fp8 with mxfp4 is W4A8); None = the precision's
+    weight_dtype: Literal["fp8", "nvfp4", "mxfp4", "int4"] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "InferenceSpec":

@@ -55,7 +55,8 @@ share the GEMMs; their attention runs in separate kernels):
   to at most W keys (sliding) or to the keys since their W-token chunk began (chunked): ctx and
   I/2 above become the mean keys per query averaged over the layers
   (:func:`dse.costmodel.flops.layer_mean_keys`), and those layers cache only W tokens per
-  sequence;
+  sequence (``window_scope`` 2; an engine that sizes the cache for the whole context is 1, one
+  that windows only the prompt attention 0);
 * elementwise HBM traffic (norms, residuals, rotary, activation, quantisation, KV writes);
 * tensor parallelism: 2 all-reduces per layer of the iteration's tokens (alpha-beta model of
   :mod:`collectives`, plus a calibrated fixed time per call, ``collective_overhead``, which
@@ -162,6 +163,12 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "kv_reserve_output": (1.0, "fraction of the output tokens whose KV blocks are reserved per "
                                "sequence on admission (1: TensorRT-LLM GUARANTEED_NO_EVICT)"),
     "kv_block": (64.0, "tokens per KV-cache block (paged KV cache)"),
+    "gemm_in_bytes": (0.0, "bytes per GEMM input activation element; 0 = quantised like the weights "
+                           "(min(weight_bytes, act_bytes)); weight-only quantization keeps the "
+                           "precision's (2 for W4A16)"),
+    "window_scope": (2.0, "what local (windowed) attention layers save in the engine: 2 prompt attention, "
+                          "decode KV reads and KV cache; 1 prompt and decode attention only (cache sized "
+                          "for the whole context); 0 prompt attention only"),
     "infer_matmul": (1.19, "serving GEMM efficiency as a factor on eff_matmul (per family, "
                            "calibration.yaml; default: hopper's)"),
     "infer_attention": (0.516, "fraction of the attention peak (16-bit; FP8 with an FP8 KV cache) the "
@@ -296,14 +303,17 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     wb = c["weight_bytes"]
     kvb = c["kv_bytes"]
     hb = c["head_bytes"]
-    xb = np.minimum(wb, ab)  # GEMM activation operands are quantised like the weights (FP8, FP4)
+    # GEMM activation operands are quantised like the weights (FP8, FP4) unless the weights alone
+    # are (weight-only quantization: W4A16 reads 16-bit activations)
+    xb = np.where(c["gemm_in_bytes"] > 0, c["gemm_in_bytes"], np.minimum(wb, ab))
 
     layers = c["layers"]
     # keys a token attends to, averaged over the layers (windowed layers stop at their window):
     # a prompt token over its own prompt (I/2 for full attention), a decode token over its
     # context (I + O/2 for full attention)
+    scope = c["window_scope"]
     keys_pre = layer_mean_keys(0.0, I, c)
-    keys_dec = layer_mean_keys(I, I + O, c)
+    keys_dec = np.where(scope >= 1.0, layer_mean_keys(I, I + O, c), I + O / 2.0)
     L = np.ceil(layers / p - 1e-9)  # layers of the fullest stage (uneven when p does not divide them)
     moe_frac = np.where(c["experts"] > 0, c["moe_layers"] / layers, 0.0)
     dense_frac = 1.0 - moe_frac
@@ -421,7 +431,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     reserve = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk
     # windowed layers keep only their window's tokens (a cyclic or window-evicted cache)
     win = c["attn_window"]
-    win_frac = np.where(win > 0, c["window_fraction"], 0.0)
+    win_frac = np.where((win > 0) & (scope >= 2.0), c["window_fraction"], 0.0)
     win_reserve = np.minimum(reserve, np.ceil(win / blk - 1e-9) * blk)
     kv_seq = ((1.0 - win_frac) * reserve + win_frac * win_reserve) * kv_tok
     tok_ratio = 1.0 + I / O  # iteration tokens per sequence in flight

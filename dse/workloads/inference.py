@@ -9,7 +9,9 @@ precision and the per-family serving calibration (``infer_*`` keys of
 Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weights in NVFP4
 (0.5 byte plus an FP8 scale per 16 weights: 0.5625 byte) with an FP8 KV cache, ``fp32``/``tf32`` 4 bytes, otherwise 2 bytes; the embedding and
 LM head stay 16-bit. ``inference.kv_cache_dtype`` sets the KV cache apart from the weights (e.g.
-bf16 weights with an FP8 cache). ``inference.batch`` fixes the sequences in flight per replica;
+bf16 weights with an FP8 cache); ``inference.weight_dtype`` the linear layers' weights apart from
+the GEMM math (weight-only quantization: bf16 with mxfp4 weights is W4A16, the GEMMs at the bf16
+rate reading 17/32 byte per weight). ``inference.batch`` fixes the sequences in flight per replica;
 ``inference.concurrency`` bounds them (online clients); ``inference.request_rate`` (requests/s
 offered to the deployment) sets the mean batch that serves that load (Little's law) and the
 latencies at it, or marks the plan infeasible when the load exceeds its capacity; otherwise the
@@ -50,6 +52,10 @@ PRECISION_BYTES = {
     "fp16": (2.0, 2.0, 2.0),
 }
 
+#: inference.weight_dtype -> bytes per weight: MXFP4 = 32 E2M1 values with one E8M0 scale
+#: (17/32 byte), NVFP4 as above, INT4 with one fp16 scale per group of 128 (AWQ/GPTQ: 0.515625)
+WEIGHT_DTYPE_BYTES = {"fp8": 1.0, "nvfp4": NVFP4_WEIGHT_BYTES, "mxfp4": 17.0 / 32.0, "int4": 0.5 + 2.0 / 128.0}
+
 #: inference.kv_cache_dtype -> bytes per KV-cache element
 KV_CACHE_BYTES = {"fp8": 1.0, "bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
 
@@ -64,6 +70,10 @@ CALIBRATION_KEYS = {
 }
 
 
+#: inference.window_scope -> the window_scope column (what of the attention the windows cut)
+WINDOW_SCOPE = {"prefill": 0.0, "compute": 1.0, "all": 2.0}
+
+
 def inference_columns(scenario: Scenario) -> dict[str, float]:
     """Every cost-model column (shared and serving) of one LLM inference scenario, SI units."""
     if scenario.inference is None:
@@ -71,8 +81,17 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
                      "{input_len, output_len, batch, concurrency, mode}", None)
     row = scenario_columns(scenario)
     wb, kvb, ab = PRECISION_BYTES.get(scenario.precision, (2.0, 2.0, 2.0))
-    row.update(weight_bytes=wb, act_bytes=ab)
     spec = scenario.inference
+    gemm_in = 0.0  # GEMM input activations quantised like the weights
+    if spec.weight_dtype is not None:
+        gemm_in, wb = wb, WEIGHT_DTYPE_BYTES[spec.weight_dtype]
+        if wb > gemm_in:
+            raise single("inference.weight_dtype",
+                         f"weight_dtype {spec.weight_dtype} ({wb:g} byte per weight) is wider than the "
+                         f"{scenario.precision} GEMMs ({gemm_in:g} byte): weight-only quantization stores "
+                         f"weights narrower than the math; allowed here: "
+                         f"{sorted(k for k, v in WEIGHT_DTYPE_BYTES.items() if v <= gemm_in)}", spec.weight_dtype)
+    row.update(weight_bytes=wb, act_bytes=ab)
     serving = {k: default for k, (default, _) in inf.INFERENCE_COLUMNS.items() if default is not None}
     serving.update({
         "input_len": float(spec.input_len),
@@ -82,6 +101,8 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "request_rate": float(spec.request_rate or 0),
         "kv_bytes": KV_CACHE_BYTES[spec.kv_cache_dtype] if spec.kv_cache_dtype else kvb,
         "head_bytes": max(ab, 2.0),
+        "window_scope": WINDOW_SCOPE[spec.window_scope],
+        "gemm_in_bytes": gemm_in,
     })
     family = gpu_preset(scenario.cluster.gpu)["family"]
     calib = calibration_table()[family]

@@ -292,3 +292,24 @@ def test_more_hbm_never_lowers_the_chosen_batch_and_it_fits(rows, factor):
     assert (after["batch"] >= before["batch"]).all()
     fits = before["feasible"] > 0
     assert (before["memory_per_gpu_bytes"][fits] <= cols["hbm_bytes"][fits] * (1 + 1e-9)).all()
+
+
+# ---------------------------------------------------------------------------- weight-only quantization
+def test_weight_only_quantization_stores_weights_narrow_and_keeps_16_bit_gemm_inputs():
+    """bf16 with mxfp4 weights (W4A16): the linear layers at 17/32 byte per weight, the GEMMs at
+    the bf16 peak with 16-bit activations; batch-1 decode, bound by the weight reads, runs close
+    to the bytes ratio faster than bf16."""
+    bf16 = columns(model="llama3.1-8b", precision="bf16", batch=1)
+    w4 = columns(model="llama3.1-8b", precision="bf16", batch=1, weight_dtype="mxfp4")
+    assert w4["weight_bytes"] == 17 / 32 and w4["gemm_in_bytes"] == 2.0
+    assert w4["peak_flops"] == bf16["peak_flops"]
+    a, b = one(bf16), one(w4)
+    linear = weight_bytes({**bf16, "weight_bytes": 1.0, "head_bytes": 0.0, "act_bytes": 0.0})
+    assert a["memory_weights_bytes"] - b["memory_weights_bytes"] == pytest.approx(linear * (2 - 17 / 32))
+    assert b["decode_step_s"] < a["decode_step_s"]
+    assert a["decode_step_s"] / b["decode_step_s"] > 2.0
+
+
+def test_weights_wider_than_the_gemms_are_an_input_error():
+    with pytest.raises(dse.InputError, match="weight_dtype fp8 .* wider than the fp4 GEMMs"):
+        columns(precision="fp4", gpu="B200-180GB", weight_dtype="fp8")

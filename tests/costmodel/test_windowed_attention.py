@@ -199,3 +199,20 @@ def test_a_smaller_sliding_window_never_serves_slower_at_a_fixed_batch(inp, out,
     assert small["itl_ms"] <= large["itl_ms"] * (1 + 1e-12)
     assert small["ttft_ms"] <= large["ttft_ms"] * (1 + 1e-12)
     assert small["kv_cache_bytes"] <= large["kv_cache_bytes"] * (1 + 1e-12)
+
+
+def test_window_scope_says_what_the_engine_saves():
+    """all: window cache and decode reads; compute: full-context cache, windowed reads; prefill:
+    only the prompt attention is windowed (decode and cache as for full attention)."""
+    model = windowed(1024, every=2)
+    runs = {scope: one(serving_columns(model, 4096, 1024, batch=8, window_scope=scope))
+            for scope in ("all", "compute", "prefill")}
+    full = one(serving_columns(windowed(None), 4096, 1024, batch=8))
+    assert runs["compute"]["kv_cache_bytes"] == full["kv_cache_bytes"] == runs["prefill"]["kv_cache_bytes"]
+    assert runs["all"]["kv_cache_bytes"] < full["kv_cache_bytes"]
+    assert runs["all"]["itl_ms"] == pytest.approx(runs["compute"]["itl_ms"], rel=1e-12)
+    assert runs["prefill"]["itl_ms"] > runs["compute"]["itl_ms"]
+    assert runs["prefill"]["prefill_time_s"] == pytest.approx(runs["all"]["prefill_time_s"], rel=1e-12)
+    assert full["prefill_time_s"] > runs["prefill"]["prefill_time_s"]
+    with pytest.raises(InputError, match="window_scope"):
+        serving_columns(model, 128, 128, window_scope="decode")
