@@ -53,6 +53,19 @@ class MoESpec(Spec):
         return self
 
 
+class MLASpec(Spec):
+    """Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): keys and values are rebuilt per head
+    from a shared latent of ``kv_lora_rank`` values (cached with one ``qk_rope_head_dim`` rotary
+    key per token), queries optionally from a latent of ``q_lora_rank`` (0: a plain projection).
+    Query/key heads are ``qk_nope_head_dim + qk_rope_head_dim`` wide, value heads ``v_head_dim``."""
+
+    kv_lora_rank: PositiveInt
+    q_lora_rank: NonNegInt = 0
+    qk_nope_head_dim: PositiveInt
+    qk_rope_head_dim: PositiveInt
+    v_head_dim: PositiveInt
+
+
 class ModelSpec(Spec):
     """A decoder-only transformer (dense or mixture-of-experts).
 
@@ -79,9 +92,19 @@ class ModelSpec(Spec):
     attention_window: PositiveInt | None = None
     attention_window_kind: Literal["sliding", "chunked"] = "sliding"
     full_attention_every: NonNegInt = 0
+    mla: MLASpec | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "ModelSpec":
+        if self.mla is not None:
+            d_qk = self.mla.qk_nope_head_dim + self.mla.qk_rope_head_dim
+            if self.kv_heads not in (None, self.heads):
+                raise ValueError(f"kv_heads ({self.kv_heads}) must be null or equal heads ({self.heads}) with "
+                                 "mla: every head rebuilds its own keys and values from the latent")
+            if self.head_dim not in (None, d_qk):
+                raise ValueError(f"head_dim ({self.head_dim}) must be null or qk_nope_head_dim + "
+                                 f"qk_rope_head_dim = {self.mla.qk_nope_head_dim} + "
+                                 f"{self.mla.qk_rope_head_dim} = {d_qk} with mla")
         if self.attention_window is None and (self.full_attention_every or self.attention_window_kind != "sliding"):
             raise ValueError("full_attention_every and attention_window_kind describe windowed layers: "
                              "they need attention_window (tokens), which is null")
@@ -95,7 +118,7 @@ class ModelSpec(Spec):
                 f"heads ({self.heads}) must be a multiple of kv_heads ({kv}): "
                 f"{self.heads} % {kv} = {self.heads % kv}"
             )
-        if self.head_dim is None and self.hidden % self.heads:
+        if self.head_dim is None and self.mla is None and self.hidden % self.heads:
             raise ValueError(
                 f"hidden ({self.hidden}) must be divisible by heads ({self.heads}) when "
                 f"head_dim is null: {self.hidden} % {self.heads} = {self.hidden % self.heads}"
@@ -117,7 +140,9 @@ class ModelSpec(Spec):
 
     @property
     def dhead(self) -> int:
-        """Dimension of one attention head."""
+        """Dimension of one attention (query/key) head."""
+        if self.mla is not None:
+            return self.mla.qk_nope_head_dim + self.mla.qk_rope_head_dim
         return self.head_dim or self.hidden // self.heads
 
     @property

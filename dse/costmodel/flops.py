@@ -21,6 +21,41 @@ def attention_params(h, a, g, d):
     return h * (a + 2.0 * g) * d + a * d * h
 
 
+def is_mla(c):
+    """True where a configuration's model uses multi-head latent attention."""
+    return np.asarray(c.get("mla_kv_rank", 0.0)) > 0
+
+
+def mla_projection_shapes(c, a_loc):
+    """The GEMMs (K, N) of one MLA layer's projections on a rank holding ``a_loc`` heads:
+    the down-projection h -> q_rank + kv_rank + rope (replicated over tensor-parallel ranks), the
+    query up-projection (q_rank, or h without a query latent) -> a_loc * d_qk, the key/value
+    up-projection kv_rank -> a_loc * (d_nope + d_v) and the output a_loc * d_v -> h."""
+    h, d = c["hidden"], c["head_dim"]
+    qr, kr, rope, dv = c["mla_q_rank"], c["mla_kv_rank"], c["mla_rope_dim"], c["mla_v_dim"]
+    return ((h, qr + kr + rope), (np.where(qr > 0, qr, h), a_loc * d), (kr, a_loc * (d - rope + dv)),
+            (a_loc * dv, h))
+
+
+def attention_layer_params(c):
+    """Weights of one layer's attention projections, standard (grouped-query) or MLA (with the
+    two latent norms), no parallelism."""
+    std = attention_params(c["hidden"], c["heads"], c["kv_heads"], c["head_dim"])
+    if not np.any(is_mla(c)):
+        return std
+    mla = sum(K * N for K, N in mla_projection_shapes(c, c["heads"])) + c["mla_q_rank"] + c["mla_kv_rank"]
+    return np.where(is_mla(c), mla, std)
+
+
+def attention_core_flops_per_key(c):
+    """FLOPs of the scores and weighted values of one query-key pair, all heads: 2 a (d_qk + d_v)
+    (4 a d for standard attention)."""
+    a, d = c["heads"], c["head_dim"]
+    if not np.any(is_mla(c)):
+        return 4.0 * a * d
+    return np.where(is_mla(c), 2.0 * a * (d + c["mla_v_dim"]), 4.0 * a * d)
+
+
 def ffn_params(h, f, mats):
     """Weights of one FFN (2 matrices for gelu, 3 for SwiGLU)."""
     return mats * h * f
@@ -33,7 +68,7 @@ def layer_params(c):
     shared experts); ``moe_experts`` the routed experts' weights.
     """
     h, mats = c["hidden"], c["ffn_mats"]
-    attn = attention_params(h, c["heads"], c["kv_heads"], c["head_dim"]) + 2.0 * h
+    attn = attention_layer_params(c) + 2.0 * h
     dense = attn + ffn_params(h, c["ffn_hidden"], mats)
     moe_shared = attn + h * c["experts"] + c["shared_experts"] * ffn_params(h, c["expert_ffn_hidden"], mats)
     moe_experts = c["experts"] * ffn_params(h, c["expert_ffn_hidden"], mats)
@@ -110,7 +145,9 @@ def layer_forward_flops_per_token(c):
     h, a, g, d = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"]
     mats = c["ffn_mats"]
     proj = 2.0 * h * (a + 2.0 * g) * d + 2.0 * a * d * h
-    core = 4.0 * attention_span(c) * a * d
+    if np.any(is_mla(c)):
+        proj = np.where(is_mla(c), 2.0 * attention_layer_params(c), proj)
+    core = attention_span(c) * attention_core_flops_per_key(c)
     dense_ffn = 2.0 * mats * h * c["ffn_hidden"]
     experts = 2.0 * mats * h * c["expert_ffn_hidden"] * (c["top_k"] + c["shared_experts"])
     router = 2.0 * h * c["experts"]

@@ -106,7 +106,7 @@ from typing import Any
 import numpy as np
 
 from . import collectives as coll
-from .flops import layer_mean_keys
+from .flops import attention_core_flops_per_key, is_mla, layer_mean_keys, mla_projection_shapes
 from .inputs import COLUMNS, broadcast_columns
 from .training import (
     DEGREES_PRODUCT,
@@ -321,6 +321,19 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     a_loc = a / t
     g_loc = np.maximum(g, t) / t  # KV heads per GPU (replicated when tp > kv_heads)
+    # cached elements per token and layer on one GPU and the decode attention FLOPs per cached
+    # token: 2 g d and 4 a d (split over TP); MLA caches the kv latent and the rotary key (every
+    # TP rank holds all of it) and decodes in the latent space (weights absorbed): scores over
+    # kv_rank + rope and values over kv_rank per head
+    kv_elems = 2.0 * g_loc * d
+    dec_flops_key = 4.0 * a_loc * d
+    core_key = attention_core_flops_per_key(c)  # prefill (keys and values rebuilt per head)
+    mla = is_mla(c)
+    any_mla = bool(np.any(mla))
+    mla_shapes = mla_projection_shapes(c, a_loc) if any_mla else ()
+    if any_mla:
+        kv_elems = np.where(mla, c["mla_kv_rank"] + c["mla_rope_dim"], kv_elems)
+        dec_flops_key = np.where(mla, 2.0 * a_loc * (2.0 * c["mla_kv_rank"] + c["mla_rope_dim"]), dec_flops_key)
     f_loc = f / t
     E = np.maximum(c["experts"], 1.0)
     k = np.where(is_moe, np.maximum(c["top_k"], 1.0), 0.0)
@@ -363,6 +376,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         M = n_dec + n_pre
         qkv = gemm(M, h, (a_loc + 2.0 * g_loc) * d)
         out = gemm(M, a_loc * d, h)
+        if any_mla:  # absorbed or not, the up-projections' weights are read and applied per token
+            qkv = np.where(mla, sum(gemm(M, K, N) for K, N in mla_shapes[:3]), qkv)
+            out = np.where(mla, gemm(M, *mla_shapes[3]), out)
         up = gemm(M, h, (mats - 1.0) * f_loc)
         down = gemm(M, f_loc, h)
         proj = qkv + out
@@ -379,13 +395,13 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
 
         # attention: decode reads the KV cache, prefill is causal FLOPs
-        kv_read = n_dec * ctx * 2.0 * g_loc * d * kvb
-        dec_attn = roof(kv_read / hbm, 4.0 * n_dec * ctx * a_loc * d / attn_rate)
+        kv_read = n_dec * ctx * kv_elems * kvb
+        dec_attn = roof(kv_read / hbm, n_dec * ctx * dec_flops_key / attn_rate)
         pre_attn = pre_attn_flops / t / attn_rate
         attn = dec_attn + pre_attn
 
         # elementwise traffic, KV writes
-        kv_write = M * 2.0 * g_loc * d * kvb
+        kv_write = M * kv_elems * kvb
         elem_dense = ELEM_PASSES * M * h * ab + mats * M * f_loc * ab + kv_write
         routed = M * k * pool / ep  # routed token copies this GPU processes
         elem_moe = (ELEM_PASSES * M * h * ab + mats * routed * fe_loc * ab + 4.0 * routed * h * ab
@@ -421,12 +437,14 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     # ------------------------------------------------------------------ memory per GPU
     attn_w = h * (a_loc + 2.0 * g_loc) * d + a_loc * d * h
+    if any_mla:
+        attn_w = np.where(mla, sum(K * N for K, N in mla_shapes), attn_w)
     w_dense = wb * (attn_w + mats * h * f_loc) + 2.0 * h * ab
     w_moe = (wb * (attn_w + E_loc * mats * h * fe_loc + S * mats * h * fe / t)
              + ab * (h * c["experts"] + 2.0 * h))
     emb = hb * V * h / t
     weights = L * (dense_frac * w_dense + moe_frac * w_moe) + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"])
-    kv_tok = 2.0 * L * g_loc * d * kvb  # KV bytes per token per GPU
+    kv_tok = L * kv_elems * kvb  # KV bytes per token per GPU
     blk = np.maximum(c["kv_block"], 1.0)
     reserve = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk
     # windowed layers keep only their window's tokens (a cyclic or window-evicted cache)
@@ -477,7 +495,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # (n_pre a iteration on average, at least one whole prompt), chunked at the room left
         chunk = np.minimum(room, np.maximum(I, n_pre))
         phi = np.clip(n_pre / chunk, 0.0, 1.0)
-        mix = stage(n_dec, chunk, b, 4.0 * chunk * keys_pre * a * d, keys_dec)
+        mix = stage(n_dec, chunk, b, chunk * keys_pre * core_key, keys_dec)
         dec = stage(n_dec, 0.0, b, 0.0, keys_dec)
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
         return mean, mix, chunk, b, n_pre / room
@@ -520,7 +538,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             # alongside the decodes of the batch, not in the full engine's steady-state chunks
             n_dec = b * (O - 1.0) / O
             c_on = np.clip(c["max_num_tokens"] - n_dec, 1.0, I)
-            pre_on = stage(n_dec, c_on, b, 4.0 * c_on * keys_pre * a * d, keys_dec)
+            pre_on = stage(n_dec, c_on, b, c_on * keys_pre * core_key, keys_dec)
             ttft_on = 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
             ttft = np.where(online & ~saturated, ttft_on, ttft)
         # clients (a concurrency or an offered rate): prompts that arrive while others are being
@@ -531,7 +549,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         clients = ((c["concurrency"] > 0) | online) & ~saturated
         ttft = np.where(clients, ttft / (1.0 - np.clip(load, 0.0, 0.9)), ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
-        prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, 4.0 * solo * keys_pre * a * d, I)["total"]
+        prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, solo * keys_pre * core_key, I)["total"]
 
     # ------------------------------------------------------------------ memory at the batch
     kv_cache = B * kv_seq
@@ -565,10 +583,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     per_gpu = tokens_s / n_gpus
     # model FLOPs per request: linear layers over I + O tokens, LM head on O, attention
     attn_w_full = h * (a + 2.0 * g) * d + a * d * h
+    if any_mla:
+        attn_w_full = np.where(mla, sum(K * N for K, N in mla_projection_shapes(c, a)), attn_w_full)
     active = layers * (dense_frac * (attn_w_full + mats * h * f)
                        + moe_frac * (attn_w_full + (k + S) * mats * h * fe + h * c["experts"]))
     req_flops = (2.0 * active * (I + O) + 2.0 * h * V * O
-                 + layers * 4.0 * a * d * (I * keys_pre + (O - 1.0) * keys_dec))
+                 + layers * (I * keys_pre * core_key + (O - 1.0) * keys_dec * dec_flops_key * t))
     tflops = per_gpu * req_flops / O / 1e12
     total_params = layers * (dense_frac * (attn_w_full + mats * h * f)
                              + moe_frac * (attn_w_full + c["experts"] * mats * h * fe + S * mats * h * fe

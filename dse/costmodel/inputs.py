@@ -31,6 +31,11 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "moe_layers": (0.0, "number of MoE layers (the rest are dense)"),
     "tied_embeddings": (0.0, "1 if the LM head shares the input embedding"),
     "causal": (1.0, "1 for causal (decoder) attention, 0 for bidirectional (encoder, ViT)"),
+    "mla_kv_rank": (0.0, "multi-head latent attention: the cached key/value latent width (0: standard "
+                         "attention); head_dim is then the query/key head width (nope + rope)"),
+    "mla_q_rank": (0.0, "MLA query latent width (0: queries projected straight from h)"),
+    "mla_rope_dim": (0.0, "MLA rotary key width per token (shared by the heads, cached with the latent)"),
+    "mla_v_dim": (0.0, "MLA value head width"),
     "attn_window": (0.0, "tokens a query of a windowed layer attends to (local attention); 0 = full"),
     "window_fraction": (1.0, "fraction of the layers that are windowed when attn_window > 0"),
     "attn_chunked": (0.0, "1 if windowed layers attend from the start of their W-token chunk "

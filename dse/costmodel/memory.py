@@ -19,6 +19,8 @@ Functions are elementwise over numpy arrays.
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def _matmul_input_bytes(c):
     """Bytes per saved matmul-input element: FP8 recipes save the FP8 cast (1 byte)."""
@@ -32,6 +34,13 @@ def attention_activation_bytes(T, c, t, rep_div):
     replicated = T * h * (act + mm_in + 1.0)  # norm input, QKV input, dropout mask
     split = T * d * ((a + 2.0 * g) * act + a * mm_in)  # Q, K, V; attention output (proj input)
     scores = (1.0 - c["flash_attention"]) * (c["recompute"] == 0) * 5.0 * a * c["seq_len"] * T
+    mla_kv = c.get("mla_kv_rank", 0.0)
+    if np.any(mla_kv > 0):
+        # MLA: Q and K of a*d_qk, V and the attention output of a*d_v (split); the query and
+        # key/value latents (inputs of the up-projections) replicated like the layer input
+        dv = c["mla_v_dim"]
+        split = np.where(mla_kv > 0, T * a * ((2.0 * d + dv) * act + dv * mm_in), split)
+        replicated = replicated + np.where(mla_kv > 0, T * (c["mla_q_rank"] + mla_kv + c["mla_rope_dim"]) * mm_in, 0.0)
     return replicated / rep_div + (split + scores) / t
 
 

@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from . import collectives as coll
-from .flops import (attention_span, layer_params, model_flops_per_token, model_params,
-                    recompute_flops_per_token)
+from .flops import (attention_core_flops_per_key, attention_span, is_mla, layer_params, mla_projection_shapes,
+                    model_flops_per_token, model_params, recompute_flops_per_token)
 from .inputs import broadcast_columns
 from .memory import layer_activation_bytes
 
@@ -184,6 +184,15 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     qkv_f, qkv_b = linear(T, h, (a + 2.0 * g) * d / t)
     out_f, out_b = linear(T, a * d / t, h)
+    mla = is_mla(c)
+    any_mla = bool(np.any(mla))
+    if any_mla:  # latent attention: the down-projection is replicated over TP, the rest split by heads
+        down, q_up, kv_up, o_proj = mla_projection_shapes(c, a / t)
+        parts = [linear(T, K, N) for K, N in (down, q_up, kv_up)]
+        qkv_f = np.where(mla, sum(p[0] for p in parts), qkv_f)
+        qkv_b = np.where(mla, sum(p[1] for p in parts), qkv_b)
+        mla_out = linear(T, *o_proj)
+        out_f, out_b = np.where(mla, mla_out[0], out_f), np.where(mla, mla_out[1], out_b)
     up_f, up_b = linear(T, h, (mats - 1.0) * f / t)
     down_f, down_b = linear(T, f / t, h)
     proj, proj_b = qkv_f + out_f, qkv_b + out_b
@@ -209,7 +218,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # a fused causal kernel skips the masked half (and, for windowed layers, the blocks outside
     # the window): half the full-mask span; bidirectional or unfused attention computes all s^2
     keys = np.where(flash & (c["causal"] > 0), 0.5 * attention_span(c), s)
-    attn_flops = 4.0 * T * keys * a * d / t
+    attn_flops = T * keys * attention_core_flops_per_key(c) / t
     attn_f = attn_flops / (c["peak_flops_16"] * c["eff_attention"])
     softmax_bytes = np.where(flash, 0.0, 12.0 * T * s * a / t)  # unfused: scores round trips
     attn_f = attn_f + softmax_bytes / hbm
@@ -226,8 +235,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
                 + (4.0 + local_sort) * Tk * h * act / rep_div)
     # FP8 casts of matmul inputs: read 2 bytes, write 1 (QKV, output projection, FFN up and down);
     # a MoE layer casts every routed copy (and the shared experts' tokens) for its expert GEMMs
-    cast = np.where(fp8, 3.0 * T * (2.0 * h + a * d / t + f / t), 0.0)
-    cast_moe = np.where(fp8, 3.0 * (T * (h + a * d / t) + (Tk + c["shared_experts"] * T) * (h + fe / t)), 0.0)
+    # (MLA: the output projection reads a * d_v; its up-projections read the latents)
+    o_in = a * d / t
+    if any_mla:
+        o_in = np.where(mla, o_proj[0] + c["mla_q_rank"] + c["mla_kv_rank"], o_in)
+    cast = np.where(fp8, 3.0 * T * (2.0 * h + o_in + f / t), 0.0)
+    cast_moe = np.where(fp8, 3.0 * (T * (h + o_in) + (Tk + c["shared_experts"] * T) * (h + fe / t)), 0.0)
     elem_f = (elem + cast) / hbm
     elem_moe_f = (elem_moe + cast_moe) / hbm
 
@@ -246,6 +259,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # LoRA freezes every base weight and trains rank-r adapters A (K x r), B (r x N) on the
     # target matrices of the other layers.
     attn_w = wgrad(T, h, (a + 2.0 * g) * d / t) + wgrad(T, a * d / t, h)
+    if any_mla:
+        attn_w = np.where(mla, sum(wgrad(T, K, N) for K, N in (down, q_up, kv_up, o_proj)), attn_w)
     ffn_w = wgrad(T, h, (mats - 1.0) * f / t) + wgrad(T, f / t, h)
     if np.any(is_moe):
         moe_ffn_w = np.where(is_moe, wgrad(per_expert, h, (mats - 1.0) * fe / t, local_experts)
@@ -306,7 +321,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     win_steps = np.minimum(cp - 1.0, np.ceil(win * cp / s - 1e-9))
     steps = np.where(win > 0, (1.0 - c["window_fraction"]) * (cp - 1.0) + c["window_fraction"] * win_steps,
                      cp - 1.0)
-    cp_f = steps * coll.p2p_time(2.0 * T * g * d / t * act, cp_same, net)
+    # K and V per token on one rank: 2 g d / t (MLA: the per-head keys and values rebuilt from the
+    # latent, a (d_qk + d_v) / t, as Megatron-core's MLA exchanges them)
+    kv_width = 2.0 * g * d / t
+    if any_mla:
+        kv_width = np.where(mla, a * (d + c["mla_v_dim"]) / t, kv_width)
+    cp_f = steps * coll.p2p_time(T * kv_width * act, cp_same, net)
     cp_b = 2.0 * cp_f + np.where(recompute == 2, cp_f, 0.0)
 
     # parameters per GPU of one layer (mean over dense/MoE layers), split dense/expert

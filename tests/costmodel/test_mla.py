@@ -1,0 +1,130 @@
+"""Multi-head latent attention (DeepSeek-V3, Kimi-K2): hand-computed parameter, FLOP and KV-cache
+counts, the TP behaviour of the latent cache, spec errors and finiteness over random plans."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dse
+from dse.costmodel import evaluate_training
+from dse.costmodel.flops import model_flops_per_token
+from dse.costmodel.inference import evaluate_inference
+from dse.errors import InputError
+from dse.workloads.inference import inference_columns
+
+PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+# DeepSeek-V3 (config.json)
+H, A, QR, KR, NOPE, ROPE, DV = 7168, 128, 1536, 512, 128, 64, 128
+DQK = NOPE + ROPE
+
+
+def mla_attention_params():
+    """One layer's MLA projections: down (h -> q_r + kv_r + rope), query up (q_r -> a d_qk),
+    key/value up (kv_r -> a (nope + v)), output (a v -> h), and the two latent norms."""
+    return H * (QR + KR + ROPE) + QR * A * DQK + KR * A * (NOPE + DV) + A * DV * H + QR + KR
+
+
+def training(model="deepseek-v3", parallel=None, num_gpus=256, precision="bf16"):
+    scenario = dse.load_scenario({
+        "model": model, "precision": precision,
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": num_gpus},
+        "parallel": parallel or {"tp": 1, "pp": 16, "ep": 16, "global_batch": 1024, "recompute": "full"},
+    })
+    return dse.scenario_columns(scenario)
+
+
+def serving(tp=8, model="deepseek-v3", input_len=1024, output_len=1024, **inference):
+    scenario = dse.load_scenario({
+        "workload": "inference", "precision": "fp8", "model": model,
+        "cluster": {"gpu": "H200-SXM-141GB", "num_gpus": tp}, "parallel": {"tp": tp},
+        "inference": {"input_len": input_len, "output_len": output_len, **inference},
+    })
+    return inference_columns(scenario)
+
+
+def one_serving(cols):
+    return {k: float(v[0]) for k, v in evaluate_inference(cols).items()}
+
+
+def test_deepseek_v3_has_671b_parameters_37b_active():
+    out = evaluate_training(training())
+    attn = mla_attention_params() + 2 * H  # + the two layer norms
+    dense_ffn, expert = 3 * H * 18432, 3 * H * 2048
+    emb = 2 * 129280 * H
+    total = 61 * attn + 3 * dense_ffn + 58 * (H * 256 + 257 * expert) + emb
+    active = 61 * attn + 3 * dense_ffn + 58 * (H * 256 + 9 * expert) + emb
+    assert out["params_total"][0] == pytest.approx(total, rel=1e-12)
+    assert out["params_active"][0] == pytest.approx(active, rel=1e-12)
+    assert total == pytest.approx(671e9, rel=0.001)  # the technical report's 671B
+    assert active == pytest.approx(37e9, rel=0.02)  # and 37B activated
+
+
+def test_training_flops_count_the_latent_projections_and_the_wider_query_key_heads():
+    """Model FLOPs per token: 3 x (2 x linear weights + the attention core 2 s a (d_qk + d_v))
+    per layer, plus the LM head; the core of a causal sequence counted at the full s^2."""
+    cols = training()
+    s = cols["seq_len"]
+    attn = mla_attention_params()
+    dense_ffn, expert, router = 3 * H * 18432, 3 * H * 2048, H * 256
+    core = 2 * s * A * (DQK + DV)
+    fwd = (3 * (2 * (attn + dense_ffn) + core) + 58 * (2 * (attn + 9 * expert + router) + core)
+           + 2 * H * 129280)
+    assert float(model_flops_per_token(cols)) == pytest.approx(3 * fwd, rel=1e-12)
+
+
+def test_serving_caches_the_latent_and_rotary_key_on_every_tp_rank():
+    """61 layers x (512 + 64) FP8 elements per token, the same on every rank whatever the TP
+    degree (the latent is not split over heads); a GQA cache would shrink with TP."""
+    for tp in (1, 8):
+        out = one_serving(serving(tp=tp, batch=1))
+        assert out["kv_bytes_per_token"] == 61 * (KR + ROPE) * 1.0
+
+
+def test_latent_decode_reads_far_less_than_the_equivalent_multi_head_cache():
+    """The same model with standard attention (128 KV heads of 192) caches 2 x 128 x 192 per token
+    and layer: 85x the latent's 576; long-context decode is then much slower."""
+    mla = serving(batch=32, input_len=32768, output_len=1024)
+    mha = {**mla, "mla_kv_rank": 0.0}
+    a, b = one_serving(mla), one_serving(mha)
+    assert b["kv_bytes_per_token"] / a["kv_bytes_per_token"] == pytest.approx(2 * A * DQK / 8 / (KR + ROPE))
+    assert a["itl_ms"] < b["itl_ms"]
+
+
+@pytest.mark.parametrize("model, message", [
+    ({"kv_heads": 8}, "kv_heads .* must be null or equal heads"),
+    ({"head_dim": 128}, "head_dim .* must be null or qk_nope_head_dim"),
+    ({"mla": {"kv_lora_rank": 0, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}},
+     "kv_lora_rank"),
+    ({"mla": {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "v_head_dim": 128}}, "qk_rope_head_dim"),
+])
+def test_bad_mla_fields_are_clear_errors(model, message):
+    base = {"preset": "deepseek-v3", **model}
+    with pytest.raises(InputError, match=message):
+        dse.load_scenario({"model": base, "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+                           "parallel": {"tp": 8}})
+
+
+@PROPERTY
+@given(tp=st.sampled_from([1, 2, 4, 8]), pp=st.sampled_from([1, 2, 4]), ep=st.sampled_from([1, 4, 8]),
+       cp=st.sampled_from([1, 2]), mb=st.sampled_from([1, 2]), recompute=st.sampled_from(["none", "selective", "full"]),
+       zero=st.sampled_from([0, 1, 3]), fp8=st.booleans(), kv_rank=st.sampled_from([128, 512, 1024]),
+       q_rank=st.sampled_from([0, 768, 1536]))
+def test_mla_training_is_finite_and_a_wider_latent_never_needs_less_memory(tp, pp, ep, cp, mb, recompute, zero,
+                                                                           fp8, kv_rank, q_rank):
+    n = tp * pp * cp * 16
+    par = {"tp": tp, "pp": pp, "ep": ep, "cp": cp, "microbatch": mb, "global_batch": 256,
+           "recompute": recompute, "zero": zero}
+    model = {"preset": "deepseek-v3", "layers": 16, "mla": {"kv_lora_rank": kv_rank, "q_lora_rank": q_rank,
+             "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}, "moe": {
+             "experts": 32, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 1}}
+    cols = training(model, par, num_gpus=n, precision="fp8" if fp8 else "bf16")
+    wider = training({**model, "mla": {**model["mla"], "kv_lora_rank": kv_rank * 2}}, par, num_gpus=n,
+                     precision="fp8" if fp8 else "bf16")
+    out, out_w = evaluate_training(cols), evaluate_training(wider)
+    for key in ("iteration_time_s", "memory_per_gpu_bytes", "mfu", "tokens_per_s"):
+        assert np.isfinite(out[key][0]), key
+    assert out_w["memory_per_gpu_bytes"][0] >= out["memory_per_gpu_bytes"][0]
+    assert out_w["iteration_time_s"][0] >= out["iteration_time_s"][0] * (1 - 1e-12)
