@@ -45,11 +45,27 @@ class MoESpec(Spec):
     expert_ffn_hidden: PositiveInt
     shared_experts: NonNegInt = 0
     dense_layers: NonNegInt = 0
+    #: group-limited routing (DeepSeek-V3: 8 groups, top 4): the experts form ``expert_groups``
+    #: equal groups and each token's top_k experts lie in at most ``top_groups`` of them
+    expert_groups: PositiveInt | None = None
+    top_groups: PositiveInt | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "MoESpec":
         if self.top_k > self.experts:
             raise ValueError(f"top_k ({self.top_k}) must not exceed experts ({self.experts})")
+        if (self.expert_groups is None) != (self.top_groups is None):
+            raise ValueError("expert_groups and top_groups go together (group-limited routing); give both or neither")
+        if self.expert_groups is not None:
+            if self.experts % self.expert_groups:
+                raise ValueError(f"expert_groups ({self.expert_groups}) must divide experts ({self.experts}): "
+                                 f"{self.experts} % {self.expert_groups} = {self.experts % self.expert_groups}")
+            if self.top_groups > self.expert_groups:
+                raise ValueError(f"top_groups ({self.top_groups}) must not exceed expert_groups ({self.expert_groups})")
+            reach = self.top_groups * self.experts // self.expert_groups
+            if self.top_k > reach:
+                raise ValueError(f"top_k ({self.top_k}) exceeds the experts of top_groups groups: "
+                                 f"{self.top_groups} x {self.experts // self.expert_groups} = {reach}")
         return self
 
 
@@ -361,6 +377,15 @@ class TrainingSpec(Spec):
 
     overlap: OverlapSpec = OverlapSpec()
     dlrm: DLRMTrainingSpec = DLRMTrainingSpec()
+    #: how routed tokens cross the network: ``alltoall`` sends every routed copy to its expert's
+    #: rank (NCCL all-to-all); ``deepep`` sends a token once to each NVLink domain holding one of
+    #: its experts and forwards it over NVLink there (DeepEP, Megatron-core's flex dispatcher)
+    moe_dispatcher: Literal["alltoall", "deepep"] = "alltoall"
+    #: expert all-to-alls of one microbatch hide under the whole layer of another (a forward
+    #: paired with a backward: DeepSeek's DualPipe, Megatron-core's
+    #: overlap_moe_expert_parallel_comm) rather than under the layer's own expert GEMMs; needs
+    #: ``overlap.ep``
+    ep_overlap_across_microbatches: bool = False
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
     fp32_grad_accumulation: bool = False

@@ -98,6 +98,31 @@ def all_to_all_time(size, n, stride, net):
     return np.where(n > 1, np.maximum(intra, inter) + alpha, 0.0)
 
 
+def dedup_dispatch_time(token_bytes, top_k, n, stride, net, groups=0.0, top_groups=0.0):
+    """Dispatch (or combine) of routed tokens that cross the network once per destination NVLink
+    domain and fan out over NVLink there (DeepEP's hierarchical all-to-all), s.
+
+    ``token_bytes`` is the bytes of one rank's tokens (each token once), sent to ``top_k`` experts
+    spread uniformly over an expert-parallel group of ``n`` ranks ``stride`` apart, which spans
+    D = n / (members per domain) NVLink domains. A token's experts occupy D (1 - (1 - 1/D)^k)
+    domains on average, at most ``top_groups`` groups' worth when routing is group-limited
+    (``groups`` equal groups, laid over the domains in order); (D - 1)/D of them are remote and
+    each gets one copy over the scale-out network. A routed copy then moves over NVLink unless
+    its expert is on the GPU it arrived at: top_k (m - 1)/m copies per token for m GPUs of the
+    group per domain. The two run in parallel.
+    """
+    n = np.asarray(n, dtype=np.float64)
+    k_dom = members_per_domain(n, stride, net.domain)
+    D = np.maximum(n / k_dom, 1.0)
+    spread = D * (1.0 - np.power(1.0 - 1.0 / D, top_k))
+    cap = np.where(groups > 0, top_groups * np.maximum(D / np.maximum(groups, 1.0), 1.0), D)
+    domains = np.minimum(spread, cap)
+    inter = token_bytes * domains * (D - 1.0) / D / net.so_bw
+    intra = token_bytes * top_k * (k_dom - 1.0) / k_dom / net.nvl_bw
+    alpha = np.where(k_dom < n, net.so_alpha, net.nvl_alpha)
+    return np.where(n > 1, np.maximum(intra, inter) + alpha, 0.0)
+
+
 def p2p_time(size, same_domain, net):
     """Point-to-point send of ``size`` bytes; over NVLink when ``same_domain``, else scale-out."""
     bw = np.where(same_domain, net.nvl_bw, net.so_bw)

@@ -29,6 +29,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "expert_ffn_hidden": (0.0, "FFN hidden size of one expert"),
     "shared_experts": (0.0, "always-active shared experts per MoE layer"),
     "moe_layers": (0.0, "number of MoE layers (the rest are dense)"),
+    "expert_groups": (0.0, "group-limited routing: expert groups (0: none)"),
+    "top_groups": (0.0, "group-limited routing: groups a token's experts may lie in"),
     "tied_embeddings": (0.0, "1 if the LM head shares the input embedding"),
     "causal": (1.0, "1 for causal (decoder) attention, 0 for bidirectional (encoder, ViT)"),
     "mla_kv_rank": (0.0, "multi-head latent attention: the cached key/value latent width (0: standard "
@@ -95,6 +97,10 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "grad_reduce_bytes": (2.0, "bytes per gradient element communicated"),
     "optimizer_bytes": (12.0, "optimizer bytes per parameter (Adam: fp32 master, m, v)"),
     "flash_attention": (1.0, "1 for a fused (flash) attention kernel"),
+    "moe_dedup": (0.0, "1 if routed tokens cross the network once per destination NVLink domain and "
+                       "are forwarded over NVLink there (DeepEP); 0: one copy per routed expert (all-to-all)"),
+    "ep_cross_overlap": (0.0, "1 if a microbatch's expert all-to-alls hide under another microbatch's "
+                              "whole layer (DualPipe, 1F1B A2A overlap); 0: under the layer's expert GEMMs"),
     "overlap_dp": (1.0, "data-parallel gradient reduction overlaps the backward pass"),
     "overlap_fsdp": (1.0, "FSDP/ZeRO-3 parameter gathers are prefetched under compute"),
     "overlap_tp": (0.0, "tensor-parallel collectives overlap compute"),

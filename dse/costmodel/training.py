@@ -310,6 +310,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     # expert parallel: dispatch + combine all-to-alls forward, the same backward
     ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, t, net)
+    dedup = c["moe_dedup"] > 0
+    if np.any(dedup):  # DeepEP: one copy per destination NVLink domain, then NVLink fan-out
+        ep_one = np.where(dedup, coll.dedup_dispatch_time(T * h * act / rep_div, c["top_k"], ep, t, net,
+                                                          c["expert_groups"], c["top_groups"]), ep_one)
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
     ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(recompute == 2, 2.0, 1.0)
 
@@ -350,16 +354,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     # the two streams of one layer, forward and backward: (comm, window it may hide under, on)
     tp_on, ep_on, cp_on = c["overlap_tp"], c["overlap_ep"], c["overlap_cp"]
+    cross = c["ep_cross_overlap"] > 0  # under another microbatch's whole layer
     fwd_time, fwd_exposed, fwd_hidden = two_stream_layer(layer_f, [
         (tp_f, proj + ffn, tp_on),
-        (ep_f, moe_frac * experts, ep_on),
+        (ep_f, np.where(cross, layer_f, moe_frac * experts), ep_on),
         (cp_f, attn_f, cp_on),
         (fsdp_f, layer_f, fsdp_on),
     ])
     tp_b, ep_b, cp_b, fsdp_b = tp_b * bwd_active, ep_b * bwd_active, cp_b * bwd_active, fsdp_b * bwd_active
     bwd_time, bwd_exposed, bwd_hidden = two_stream_layer(layer_b, [
         (tp_b, proj_b + ffn_b, tp_on),
-        (ep_b, moe_frac * moe_ffn_b, ep_on),
+        (ep_b, np.where(cross, layer_b, moe_frac * moe_ffn_b), ep_on),
         (cp_b, attn_b, cp_on),
         (fsdp_b, layer_b, fsdp_on),
     ])

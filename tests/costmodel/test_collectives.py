@@ -157,3 +157,32 @@ def test_vectorized_group_sizes():
     # 4.387e-3 (see test_group_inside_domain_uses_only_nvlink)
     out = coll.allreduce_time(S, np.array([1.0, 2.0, 8.0]), 1.0, net())
     np.testing.assert_allclose(out, [0.0, 2.504e-3, 4.387e-3], rtol=REL, atol=1e-18)
+
+
+# ---------------------------------------------------------------------------- deduplicated dispatch
+def test_dedup_dispatch_deepseek_layout_by_hand():
+    """EP 64 over 8 domains of 8, top-8 experts within 4 of 8 groups (one group per domain): a
+    token reaches min(8 (1 - (7/8)^8), 4) = 4 domains, 3.5 of them remote, one copy each over the
+    scale-out network; 8 x 7/8 = 7 copies move over NVLink. The network side bounds: 3.5 S / 40e9."""
+    t = coll.dedup_dispatch_time(S, 8.0, 64.0, 1.0, net(), 8.0, 4.0)
+    inter, intra = 3.5 * S / SO_BW, 7.0 * S / NVL_BW
+    assert t == pytest.approx(max(inter, intra) + SO_A, rel=REL)
+    # without the group limit the 8 experts spread over 8 (1 - (7/8)^8) = 5.25 domains on average
+    spread = 8 * (1 - (7 / 8) ** 8)
+    assert coll.dedup_dispatch_time(S, 8.0, 64.0, 1.0, net()) == pytest.approx(
+        spread * 7 / 8 * S / SO_BW + SO_A, rel=REL)
+    # the all-to-all sends every routed copy: 8 S x 56/64 over the network
+    assert coll.all_to_all_time(8 * S, 64.0, 1.0, net()) == pytest.approx(7.0 * S / SO_BW + SO_A, rel=REL)
+
+
+def test_dedup_dispatch_inside_one_domain_is_the_all_to_all():
+    for n in (2.0, 4.0, 8.0):
+        assert coll.dedup_dispatch_time(S, 8.0, n, 1.0, net()) == pytest.approx(
+            coll.all_to_all_time(8 * S, n, 1.0, net()), rel=REL)
+
+
+@pytest.mark.parametrize("n", [16.0, 64.0, 256.0])
+def test_a_group_limit_never_slows_the_dedup_dispatch(n):
+    free = coll.dedup_dispatch_time(S, 8.0, n, 1.0, net())
+    for top in (1.0, 2.0, 4.0, 8.0):
+        assert coll.dedup_dispatch_time(S, 8.0, n, 1.0, net(), 8.0, top) <= free * (1 + REL)

@@ -128,3 +128,41 @@ def test_mla_training_is_finite_and_a_wider_latent_never_needs_less_memory(tp, p
         assert np.isfinite(out[key][0]), key
     assert out_w["memory_per_gpu_bytes"][0] >= out["memory_per_gpu_bytes"][0]
     assert out_w["iteration_time_s"][0] >= out["iteration_time_s"][0] * (1 - 1e-12)
+
+
+# ----------------------------------------------------------------------------- DeepSeek-style dispatch
+def deepseek_training(dispatcher="alltoall", cross=False, groups=True):
+    moe = {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3}
+    if groups:
+        moe.update(expert_groups=8, top_groups=4)
+    scenario = dse.load_scenario({
+        "model": {"preset": "deepseek-v3", "moe": moe}, "precision": "fp8",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 2048, "nvlink_gbps": 400},
+        "parallel": {"tp": 1, "pp": 16, "ep": 64, "recompute": "full", "global_batch": 15360},
+        "training": {"moe_dispatcher": dispatcher, "ep_overlap_across_microbatches": cross, "overlap": {"ep": True}},
+    })
+    return {k: float(v[0]) for k, v in evaluate_training(dse.scenario_columns(scenario)).items()}
+
+
+def test_deduplicated_group_limited_dispatch_and_cross_microbatch_overlap_each_cut_exposed_ep():
+    base = deepseek_training()
+    dedup = deepseek_training("deepep", groups=False)
+    limited = deepseek_training("deepep")
+    both = deepseek_training("deepep", cross=True)
+    assert base["exposed_ep_s"] > dedup["exposed_ep_s"] > limited["exposed_ep_s"] > both["exposed_ep_s"]
+    assert both["iteration_time_s"] < base["iteration_time_s"]
+    # the group limit only matters to the deduplicated dispatch
+    assert deepseek_training(groups=False)["iteration_time_s"] == pytest.approx(base["iteration_time_s"], rel=1e-12)
+
+
+@pytest.mark.parametrize("moe, message", [
+    ({"expert_groups": 8}, "expert_groups and top_groups go together"),
+    ({"expert_groups": 7, "top_groups": 4}, "must divide experts"),
+    ({"expert_groups": 8, "top_groups": 9}, "must not exceed expert_groups"),
+    ({"expert_groups": 64, "top_groups": 1}, "exceeds the experts of top_groups groups"),
+])
+def test_bad_group_limits_are_clear_errors(moe, message):
+    block = {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3, **moe}
+    with pytest.raises(InputError, match=message):
+        dse.load_scenario({"model": {"preset": "deepseek-v3", "moe": block},
+                           "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 8}})
