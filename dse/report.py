@@ -105,6 +105,7 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
         rec["parallel"]["stage_layers"] = {"first": int(layers) % pp, "more": int(layers) // pp + 1,
                                            "rest": int(layers) // pp}
     rec["parallel"]["recompute"] = RECOMPUTE_NAMES.get(_int(row["recompute"]), str(row["recompute"]))
+    rec["attention"] = _attention_text(row, layers)
     for key in METRIC_KEYS:
         rec[key] = _num(row[key])
     rec["feasible"] = bool(row["feasible"])
@@ -133,6 +134,25 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
             "memory_bytes": {k: _num(row[c]) for k, c in DLRM_MEMORY_PARTS.items() if c in row},
         }
     return rec
+
+
+def _attention_text(row: Any, layers: float | None) -> str | None:
+    """What is special about a model's attention (latent, local) and its expert dispatch, or None."""
+    notes = []
+    kv_rank = _num(row.get("mla_kv_rank")) or 0.0
+    if kv_rank > 0:
+        notes.append(f"multi-head latent attention (a {int(kv_rank)}-wide key/value latent and a "
+                     f"{_int(row.get('mla_rope_dim'))}-wide rotary key cached per token and layer)")
+    window = _num(row.get("attn_window")) or 0.0
+    if window > 0 and layers:
+        kind = "chunked attention over" if (_num(row.get("attn_chunked")) or 0) > 0 else "a sliding window of"
+        windowed = round((_num(row.get("window_fraction")) or 0.0) * layers)
+        notes.append(f"{kind} {int(window)} tokens on {windowed} of {int(layers)} layers")
+    if (_num(row.get("moe_dedup")) or 0) > 0:
+        notes.append("expert dispatch deduplicated per NVLink domain (DeepEP)")
+    if (_num(row.get("ep_cross_overlap")) or 0) > 0:
+        notes.append("expert all-to-alls overlapped across microbatches")
+    return "; ".join(notes) or None
 
 
 # ---------------------------------------------------------------------------------- formatting
@@ -183,6 +203,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                 f"{_int(serving.get('input_len'))} prompt + {_int(serving.get('output_len'))} output tokens · "
                 f"batch {_int(serving.get('batch'))} sequences per replica")
     console.print(Text(plan))
+    if rec.get("attention"):
+        console.print(Text(f"attention and experts: {rec['attention']}"))
     if rec["feasible"]:
         console.print(Text("feasible", style="bold green"))
     else:

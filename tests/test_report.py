@@ -81,3 +81,19 @@ def test_uneven_pipeline_stages_are_spelled_out():
     assert "uneven stages: 8 layers on the first 14, 7 on the other 2" in text
     even, text = rendered({**scenario, "parallel": {**scenario["parallel"], "pp": 2, "vpp": 1}})
     assert "stage_layers" not in even["parallel"] and "uneven" not in text
+
+
+def test_report_names_latent_and_local_attention_and_the_dispatch():
+    mla = {"model": "deepseek-v3", "precision": "fp8", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 256},
+           "parallel": {"tp": 1, "pp": 16, "ep": 16, "global_batch": 256, "recompute": "full"},
+           "training": {"moe_dispatcher": "deepep"}}
+    rec, text = rendered(mla)
+    assert "multi-head latent attention (a 512-wide key/value latent" in text
+    assert "deduplicated per NVLink domain" in text
+    local = {"workload": "inference", "precision": "fp8", "model": "llama4-scout",
+             "cluster": {"gpu": "H200-SXM-141GB", "num_gpus": 1}, "parallel": {"tp": 1},
+             "inference": {"input_len": 1024, "output_len": 128}}
+    rec, text = rendered(local)
+    assert rec["attention"] == "chunked attention over 8192 tokens on 36 of 48 layers"
+    plain = {"model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 8}}
+    assert rendered(plain)[0]["attention"] is None
