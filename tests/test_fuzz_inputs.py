@@ -75,7 +75,12 @@ def _case_lines() -> list[dict[str, Any]]:
 
 CASES = _case_lines()
 # a validation case is also a scenario (with an inline model): fuzz scenario_from_dict with it too
-SCENARIO_SEEDS = list(SCENARIOS.values()) + CASES[:1]
+# and the cases with the newest model and engine keys: latent attention, group-limited routing and
+# the deduplicated dispatch (DeepSeek-V3), local attention, weight-only quantization and
+# window_scope (GPT-OSS serving)
+NEW_KEY_CASES = [json.loads((ROOT / "validation" / name).read_text().splitlines()[0])
+                 for name in ("deepseek_v3_report.jsonl", "trtllm_windowed.jsonl")]
+SCENARIO_SEEDS = list(SCENARIOS.values()) + CASES[:1] + NEW_KEY_CASES
 
 
 def _read(rel: str) -> dict[str, Any]:
