@@ -121,8 +121,10 @@ def layer_mean_keys(lo, hi, c):
     """:func:`mean_attended_keys` averaged over the layers: a fraction ``window_fraction`` of them
     windowed at ``attn_window`` (``attn_chunked``), the rest full."""
     window = c.get("attn_window", 0.0)
-    frac = np.where(window > 0, c.get("window_fraction", 1.0), 0.0)
     full = 0.5 * (np.asarray(lo, dtype=np.float64) + hi)
+    if not np.any(np.asarray(window) > 0):  # no windowed layers in the batch
+        return full
+    frac = np.where(window > 0, c.get("window_fraction", 1.0), 0.0)
     return (1.0 - frac) * full + frac * mean_attended_keys(lo, hi, window, c.get("attn_chunked", 0.0))
 
 
@@ -131,6 +133,8 @@ def attention_span(c):
     full attention (causal or not), 2 x the mean attended keys for causal windowed layers
     (averaged over the layers); the scores + values cost 4 * span * a * d FLOPs per token."""
     s = c["seq_len"]
+    if not np.any(np.asarray(c.get("attn_window", 0.0)) > 0):
+        return s + 0.0 * c.get("causal", 1.0)  # s for every row (causal or not)
     windowed = 2.0 * layer_mean_keys(0.0, s, c)
     return np.where(c.get("causal", 1.0) > 0, windowed, s)
 

@@ -322,9 +322,11 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # ring steps: every other rank's K/V for full layers; a windowed layer needs only the ranks
     # whose tokens its window reaches back to, ceil(W / (s/cp))
     win = c["attn_window"]
-    win_steps = np.minimum(cp - 1.0, np.ceil(win * cp / s - 1e-9))
-    steps = np.where(win > 0, (1.0 - c["window_fraction"]) * (cp - 1.0) + c["window_fraction"] * win_steps,
-                     cp - 1.0)
+    steps = cp - 1.0
+    if np.any(win > 0):
+        win_steps = np.minimum(cp - 1.0, np.ceil(win * cp / s - 1e-9))
+        steps = np.where(win > 0, (1.0 - c["window_fraction"]) * (cp - 1.0) + c["window_fraction"] * win_steps,
+                         cp - 1.0)
     # K and V per token on one rank: 2 g d / t (MLA: the per-head keys and values rebuilt from the
     # latent, a (d_qk + d_v) / t, as Megatron-core's MLA exchanges them)
     kv_width = 2.0 * g * d / t
