@@ -386,6 +386,14 @@ class TrainingSpec(Spec):
     #: overlap_moe_expert_parallel_comm) rather than under the layer's own expert GEMMs; needs
     #: ``overlap.ep``
     ep_overlap_across_microbatches: bool = False
+    #: what ``parallel.recompute: selective`` re-runs in backward instead of storing its
+    #: activations (Megatron-core's recompute_modules): core_attn (the attention scores),
+    #: layernorm (the norm outputs that feed the QKV and FFN GEMMs), mla_up_proj (MLA's query,
+    #: key and value heads), moe_act (the experts' activation function), mlp (a dense FFN), moe
+    #: (the whole MoE block, its all-to-alls included)
+    recompute_modules: Annotated[
+        list[Literal["core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe"]], Field(min_length=1)
+    ] = ["core_attn"]
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
     fp32_grad_accumulation: bool = False

@@ -29,10 +29,12 @@ def variants(case: dict) -> dict[str, dict]:
         out[name] = c
 
     edit("without the group limit (top_groups)", lambda c: [c["model"]["moe"].pop(k) for k in ("expert_groups", "top_groups")])
+    keep = {"recompute_modules": case["training"]["recompute_modules"]}  # the memory plan stays
     edit("DeepEP dispatch only (overlap under the layer's expert GEMMs)",
-         lambda c: c.update(training={"overlap": {"ep": True}, "moe_dispatcher": "deepep"}))
-    edit("plain all-to-all, overlapped under the expert GEMMs", lambda c: c.update(training={"overlap": {"ep": True}}))
-    edit("plain all-to-all, not overlapped", lambda c: c.update(training={}))
+         lambda c: c.update(training={**keep, "overlap": {"ep": True}, "moe_dispatcher": "deepep"}))
+    edit("plain all-to-all, overlapped under the expert GEMMs",
+         lambda c: c.update(training={**keep, "overlap": {"ep": True}}))
+    edit("plain all-to-all, not overlapped", lambda c: c.update(training=dict(keep)))
     return out
 
 

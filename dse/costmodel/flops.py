@@ -176,6 +176,15 @@ def recompute_flops_per_token(c):
     dense, moe, core = layer_forward_flops_per_token(c)
     n_moe = c["moe_layers"]
     full = (c["layers"] - n_moe) * dense + n_moe * moe
-    selective = c["layers"] * core
+    h, mats = c["hidden"], c["ffn_mats"]
+    n_dense = c["layers"] - n_moe
+    selective = c["layers"] * core * c.get("rc_core_attn", 1.0)
+    selective = selective + n_dense * c.get("rc_mlp", 0.0) * 2.0 * mats * h * c["ffn_hidden"]
+    experts = 2.0 * mats * h * c["expert_ffn_hidden"] * (c["top_k"] + c["shared_experts"])
+    selective = selective + n_moe * c.get("rc_moe", 0.0) * experts
+    if np.any(is_mla(c)):
+        _, q_up, kv_up, _ = mla_projection_shapes(c, c["heads"])
+        up = 2.0 * (q_up[0] * q_up[1] + kv_up[0] * kv_up[1])
+        selective = selective + np.where(is_mla(c), c["layers"] * c.get("rc_mla_up", 0.0) * up, 0.0)
     r = c["recompute"]
     return (r == 2) * full + (r == 1) * selective

@@ -80,6 +80,12 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "shard_group": (0.0, "ranks one ZeRO/FSDP shard group spans, replicated over dp*cp/shard_group "
                          "groups (hybrid sharding, HSDP); 0 = all dp*cp ranks"),
     "recompute": (0.0, "activation recompute: 0 none, 1 selective, 2 full"),
+    "rc_core_attn": (1.0, "selective recompute (recompute = 1) re-runs the attention core"),
+    "rc_norm": (0.0, "selective recompute re-runs the norms (their outputs, the GEMM inputs, not stored)"),
+    "rc_mla_up": (0.0, "selective recompute re-runs MLA's up-projections (Q, K, V heads not stored)"),
+    "rc_moe_act": (0.0, "selective recompute re-runs the experts' activation function"),
+    "rc_mlp": (0.0, "selective recompute re-runs dense FFNs (only their input stored)"),
+    "rc_moe": (0.0, "selective recompute re-runs whole MoE blocks, all-to-alls included"),
     "microbatch": (1.0, "microbatch, sequences"),
     "global_batch": (None, "global batch, sequences"),
     # --- fine-tuning ------------------------------------------------------------------------

@@ -33,7 +33,8 @@ def attention_activation_bytes(T, c, t, rep_div):
     mm_in = _matmul_input_bytes(c)
     replicated = T * h * (act + mm_in + 1.0)  # norm input, QKV input, dropout mask
     split = T * d * ((a + 2.0 * g) * act + a * mm_in)  # Q, K, V; attention output (proj input)
-    scores = (1.0 - c["flash_attention"]) * (c["recompute"] == 0) * 5.0 * a * c["seq_len"] * T
+    kept = (c["recompute"] == 0) | ((c["recompute"] == 1) & (c.get("rc_core_attn", 1.0) <= 0))
+    scores = (1.0 - c["flash_attention"]) * kept * 5.0 * a * c["seq_len"] * T
     mla_kv = c.get("mla_kv_rank", 0.0)
     if np.any(mla_kv > 0):
         # MLA: Q and K of a*d_qk, V and the attention output of a*d_v (split); the query and
@@ -74,3 +75,31 @@ def layer_activation_bytes(T, c, t, rep_div, ep_tokens_factor):
         + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t
     )
     return dense, moe
+
+
+def selective_savings(T, c, t, rep_div, ep_tokens_factor):
+    """Bytes one dense and one MoE layer do not store under selective recompute (recompute = 1)
+    of the modules its ``rc_*`` columns name (Megatron-core's recompute_modules); the attention
+    scores (``rc_core_attn``) are handled in :func:`attention_activation_bytes`.
+
+    layernorm: the norm outputs that feed the QKV and FFN GEMMs (the norm inputs stay, they are
+    the residual stream); mla_up_proj: MLA's Q, K and V heads (the latents stay); moe_act: the
+    experts' activation output; mlp: a dense FFN's up-projection and activation outputs; moe: every
+    routed-copy and expert tensor of the MoE block (its input stays).
+    """
+    h, act, fe, f = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"], c["ffn_hidden"]
+    mm_in = _matmul_input_bytes(c)
+    mats = c["ffn_mats"]
+    on = c["recompute"] == 1
+    routed = T * ep_tokens_factor
+    norm = c["rc_norm"] * T * h * mm_in / rep_div  # a norm output (QKV input; a dense FFN's input)
+    mla = np.where(c.get("mla_kv_rank", 0.0) > 0,
+                   c["rc_mla_up"] * T * c["heads"] * (2.0 * c["head_dim"] + c.get("mla_v_dim", 0.0)) * act / t, 0.0)
+    mlp = c["rc_mlp"] * T * f * ((mats - 1.0) * act + mm_in) / t
+    moe_block = (routed * h * (mm_in + act) / rep_div + routed * fe * ((mats - 1.0) * act + mm_in) / t
+                 + c["shared_experts"] * fe * T * mats * act / t)
+    moe_act = routed * fe * mm_in / t
+    moe = np.where(c["rc_moe"] > 0, moe_block, c["rc_moe_act"] * moe_act)
+    dense_saved = np.where(on, 2.0 * norm + mla + mlp, 0.0)
+    moe_saved = np.where(on, norm + mla + moe, 0.0)  # the FFN norm output feeds the dispatched copies
+    return dense_saved, moe_saved

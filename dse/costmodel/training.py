@@ -42,7 +42,7 @@ from . import collectives as coll
 from .flops import (attention_core_flops_per_key, attention_span, is_mla, layer_params, mla_projection_shapes,
                     model_flops_per_token, model_params, recompute_flops_per_token)
 from .inputs import broadcast_columns
-from .memory import layer_activation_bytes
+from .memory import layer_activation_bytes, selective_savings
 
 #: Configurations scored per inner call; keeps temporaries in cache.
 CHUNK = 1 << 14
@@ -248,8 +248,15 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     moe_f = proj + moe_ffn + attn_f + elem_moe_f
     dense_b = proj_b + ffn_b + 2.0 * elem_f + attn_b
     moe_b = proj_b + moe_ffn_b + 2.0 * elem_moe_f + attn_b
-    recompute_dense = np.where(recompute == 2, dense_f, np.where(recompute == 1, attn_f, 0.0))
-    recompute_moe = np.where(recompute == 2, moe_f, np.where(recompute == 1, attn_f, 0.0))
+    # selective recompute re-runs the modules named by the rc_* columns (core attention by default)
+    sel_common = c["rc_core_attn"] * attn_f + c["rc_norm"] * 4.0 * T * h * act / rep_div / hbm
+    if any_mla:
+        sel_common = sel_common + np.where(mla, c["rc_mla_up"] * (parts[1][0] + parts[2][0]), 0.0)
+    sel_dense = sel_common + c["rc_mlp"] * (ffn + mats * T * f * act / t / hbm)
+    sel_moe = sel_common + np.where(c["rc_moe"] > 0, moe_ffn + elem_moe_f,
+                                    c["rc_moe_act"] * mats * Tk * fe * act / t / hbm)
+    recompute_dense = np.where(recompute == 2, dense_f, np.where(recompute == 1, sel_dense, 0.0))
+    recompute_moe = np.where(recompute == 2, moe_f, np.where(recompute == 1, sel_moe, 0.0))
 
     layer_f = dense_frac * dense_f + moe_frac * moe_f  # mean forward compute per layer
     layer_b = dense_frac * (dense_b + recompute_dense) + moe_frac * (moe_b + recompute_moe)
@@ -315,7 +322,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         ep_one = np.where(dedup, coll.dedup_dispatch_time(T * h * act / rep_div, c["top_k"], ep, t, net,
                                                           c["expert_groups"], c["top_groups"]), ep_one)
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
-    ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(recompute == 2, 2.0, 1.0)
+    ep_again = (recompute == 2) | ((recompute == 1) & (c["rc_moe"] > 0))  # the forward all-to-alls re-run
+    ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(ep_again, 2.0, 1.0)
 
     # context parallel: ring exchange of K and V blocks, c-1 steps forward, 2x backward
     cp_same = t * cp <= c["nvlink_domain"]
@@ -482,11 +490,14 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         mem_static.append((w, gr, op))
 
     act_dense, act_moe = layer_activation_bytes(T, c, t, rep_div, c["top_k"])
+    saved_dense, saved_moe = selective_savings(T, c, t, rep_div, c["top_k"])
+    act_dense, act_moe = act_dense - saved_dense, act_moe - saved_moe
     act_layer = dense_frac * act_dense + moe_frac * act_moe
     layer_input = T * h * act / rep_div
     stored = np.where(recompute == 2, layer_input, act_layer)
     # one layer re-materialised in backward (its input is already among the stored checkpoints)
-    working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0), 0.0)
+    working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0),
+                       np.maximum(saved_dense, saved_moe))  # selective: one layer's recomputed modules
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
     # layers that run forward only (frozen, nothing trainable below) keep no activations
     kept_first = L_hi - np.where(no_flow, f_first, 0.0)
