@@ -281,7 +281,9 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
     _set_scale(ax, "y", ym, df[ym].to_numpy(dtype=float) * yf)
     ax.set_xlabel(metric_label(xm))
     ax.set_ylabel(metric_label(ym))
-    ax.set_title(f"{title + ': ' if title else ''}feasible (constrained) front", loc="left")
+    # a long study name goes on its own line rather than running off the figure
+    sep = ":\n" if title and len(title) > 24 else ": "
+    ax.set_title(f"{title + sep if title else ''}feasible (constrained) front", loc="left")
     order = [legend[k] for k in ("front", "best", "feasible", "infeasible") if k in legend]
     if order:
         # two columns (filled column by column) when the labels fit across the figure, else one
