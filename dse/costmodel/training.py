@@ -6,14 +6,19 @@ The model, per pipeline stage and microbatch, on two streams:
   bytes / (hbm_bw*eff_hbm))`` with K its reduction depth (shallow matmuls run below peak;
   backward = data-gradient + weight-gradient GEMMs, each with its own depth); the fused attention
   kernel at its own efficiency over the causal half of the s^2 work (only the keys inside the
-  window for sliding- or chunked-attention layers); norms, residuals, activations, dropout and FP8 casts as HBM traffic;
-  backward = 2x forward (flash-attention backward 2.5x); recompute re-runs the forward.
+  window for sliding- or chunked-attention layers; MLA's wider query/key heads); norms,
+  residuals, activations, dropout and FP8 casts as HBM traffic;
+  backward = 2x forward (flash-attention backward 2.5x); full recompute re-runs the forward,
+  selective recompute the modules the ``rc_*`` columns name (attention core by default).
 * communication stream: tensor-parallel all-reduces (or all-gather + reduce-scatter with
   sequence parallelism), expert all-to-alls, the context-parallel K/V ring, pipeline
   point-to-point, FSDP/ZeRO-3 parameter gathers and gradient reduce-scatters, data-parallel
   gradient reduction. Which of them can hide behind compute is set per kind by the ``overlap_*``
   columns; a hidden collective still costs ``overlap_slowdown`` of its time on the compute stream
-  (SMs and HBM shared with the kernels). TP and EP collectives are exposed by default.
+  (SMs and HBM shared with the kernels). TP and EP collectives are exposed by default. Expert
+  all-to-alls send every routed copy, or (``moe_dedup``, DeepEP) each token once per destination
+  NVLink domain, at most ``top_groups`` groups' worth under group-limited routing; they hide under
+  the layer's expert GEMMs, or (``ep_cross_overlap``, DualPipe) under another microbatch's layer.
 
 Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream schedule is a
 closed form (:func:`two_stream_layer`, plus the first gather that nothing hides);
