@@ -351,6 +351,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # parameters per GPU of one layer (mean over dense/MoE layers), split dense/expert
     p_dense, p_moe_shared, p_moe_experts = layer_params(c)
     p_layer_rep = (dense_frac * p_dense + moe_frac * p_moe_shared) / t  # reduced over dpc
+    if any_mla:  # MLA's down-projection (and its latent norms) is replicated over TP ranks, not split
+        replicated = down[0] * down[1] + c["mla_q_rank"] + c["mla_kv_rank"]
+        p_layer_rep = p_layer_rep + np.where(mla, replicated * (1.0 - 1.0 / t), 0.0)
     p_layer_exp = moe_frac * p_moe_experts / (t * ep)  # reduced over edp
     wbytes = act + fp8  # compute copy (+ an FP8 copy)
 

@@ -166,3 +166,16 @@ def test_bad_group_limits_are_clear_errors(moe, message):
     with pytest.raises(InputError, match=message):
         dse.load_scenario({"model": {"preset": "deepseek-v3", "moe": block},
                            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 8}})
+
+
+def test_the_mla_down_projection_is_replicated_over_tensor_parallel_ranks():
+    """Two TP ranks each hold all of h x (q_rank + kv_rank + rope) and the latent norms, and half
+    of every other weight: 2 x W(tp 2) - W(tp 1) = layers x replicated x 2 bytes (bf16)."""
+    model = {"name": "mla-toy", "family": "dense", "layers": 4, "hidden": 1024, "heads": 8, "ffn_hidden": 4096,
+             "ffn_act": "swiglu", "vocab": 32000, "seq_len": 2048,
+             "mla": {"kv_lora_rank": 256, "q_lora_rank": 512, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32,
+                     "v_head_dim": 64}}
+    w = {tp: float(evaluate_training(training(model, {"tp": tp, "pp": 1, "global_batch": 8}, num_gpus=tp))["memory_weights_bytes"][0])
+         for tp in (1, 2)}
+    replicated = 1024 * (512 + 256 + 32) + 512 + 256
+    assert 2 * w[2] - w[1] == pytest.approx(4 * replicated * 2)
