@@ -440,9 +440,18 @@ class InferenceSpec(Spec):
     #: (weight-only quantization: ``precision`` sets the GEMM math and activations, e.g. bf16
     #: with mxfp4 weights is W4A16, fp8 with mxfp4 is W4A8); None = the precision's
     weight_dtype: Literal["fp8", "nvfp4", "mxfp4", "int4"] | None = None
+    #: one instance of a disaggregated deployment: ``prefill`` runs prompts only (iterations of
+    #: max_num_tokens prompt tokens; its KV is shipped to decode instances), ``decode`` runs
+    #: decodes only (requests arrive with their prompt's KV); ``both`` serves whole requests
+    phase: Literal["both", "prefill", "decode"] = "both"
 
     @model_validator(mode="after")
     def _check(self) -> "InferenceSpec":
+        if self.phase == "prefill":
+            given = [k for k in ("batch", "concurrency", "request_rate") if getattr(self, k) is not None]
+            if given:
+                raise ValueError(f"phase prefill packs max_num_tokens prompt tokens per iteration: {', '.join(given)} "
+                                 "does not apply; leave it out (or use phase both or decode)")
         if self.batch is not None and self.request_rate is not None:
             raise ValueError(f"batch ({self.batch}) and request_rate ({self.request_rate:g}) exclude each "
                              "other: an offered rate sets the batch in flight; give one of them")

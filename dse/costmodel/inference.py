@@ -91,6 +91,14 @@ one that fits in memory, within max_batch, max_num_tokens and concurrency) is sc
 array axis and the throughput-maximising one is kept, as an offline max-throughput benchmark's
 engine fills its KV cache. No Python loop runs over configurations.
 
+**Disaggregated serving** (``phase``): a decode instance (2) runs iterations of decode tokens
+only, one per sequence in flight (requests arrive with their prompt's KV, so the cache and the
+reads are as above), TTFT being one iteration; a prefill instance (1) runs iterations of
+``max_num_tokens`` prompt tokens (whole prompts, longer ones chunked), p microbatches in the
+pipeline, holding only their KV until it is shipped out; its throughput is prompts (and first
+tokens) per second, ``input_tokens_per_s`` their tokens. A deployment of P prefill and D decode
+GPUs serves min(P x prefill requests/s per GPU, D x decode requests/s per GPU).
+
 TTFT is the service time of one prompt in a loaded engine: the ceil(I / C) iterations that carry
 its chunks together with the decode tokens of the other sequences (no queueing: an offline
 benchmark that queues all requests at once reports a TTFT dominated by its queue, which depends
@@ -166,6 +174,9 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "gemm_in_bytes": (0.0, "bytes per GEMM input activation element; 0 = quantised like the weights "
                            "(min(weight_bytes, act_bytes)); weight-only quantization keeps the "
                            "precision's (2 for W4A16)"),
+    "phase": (0.0, "what the engine runs: 0 prompts and decodes together; 1 prompts only (a prefill "
+                   "instance of a disaggregated deployment: its KV is shipped out); 2 decodes only "
+                   "(a decode instance: requests arrive with their prompt's KV)"),
     "window_scope": (2.0, "what local (windowed) attention layers save in the engine: 2 prompt attention, "
                           "decode KV reads and KV cache; 1 prompt and decode attention only (cache sized "
                           "for the whole context); 0 prompt attention only"),
@@ -452,7 +463,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     win_frac = np.where((win > 0) & (scope >= 2.0), c["window_fraction"], 0.0)
     win_reserve = np.minimum(reserve, np.ceil(win / blk - 1e-9) * blk)
     kv_seq = ((1.0 - win_frac) * reserve + win_frac * win_reserve) * kv_tok
-    tok_ratio = 1.0 + I / O  # iteration tokens per sequence in flight
+    decode_only = c["phase"] == 2.0
+    prefill_only = c["phase"] == 1.0
+    # iteration tokens per sequence in flight (a decode instance: one per sequence)
+    tok_ratio = np.where(decode_only, 1.0, 1.0 + I / O)
     ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(k * fe_loc * pool, fe_loc), 0.0))
     ws_tok = ab * (4.0 * h + (a_loc + 2.0 * g_loc) * d + mats * ffn_max)  # activations per token
     ws_seq = V * LOGIT_BYTES  # fp32 logits per output token (gathered, full vocabulary)
@@ -487,8 +501,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         prompt load: the prompt tokens admitted an iteration over the room the decodes leave)."""
         m = np.minimum(p, B)
         b = B / m
-        n_dec = b * (O - 1.0) / O
-        n_pre = b * I / O
+        # a decode instance: every sequence decodes every iteration, no prompt comes in
+        n_dec = np.where(decode_only, b, b * (O - 1.0) / O)
+        n_pre = np.where(decode_only, 0.0, b * I / O)
         budget = np.clip(n_dec + n_pre, c["min_num_tokens"], np.maximum(c["max_num_tokens"], n_dec + n_pre))
         room = np.maximum(budget - n_dec, 1.0)  # prompt tokens the decodes leave an iteration
         # prompt tokens of an iteration that takes some: the prompts admitted since the last one
@@ -550,10 +565,30 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         ttft = np.where(clients, ttft / (1.0 - np.clip(load, 0.0, 0.9)), ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
         prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, solo * keys_pre * core_key, I)["total"]
+        # a decode instance: a request's first token came from the prefill instance; its first
+        # decode token waits one iteration
+        ttft = np.where(decode_only, itl, ttft)
+        if np.any(prefill_only):
+            # a prefill instance: iterations of max_num_tokens prompt tokens (whole prompts, a longer
+            # prompt chunked), p microbatches in the pipeline; each prompt emits its first token
+            C = np.maximum(c["max_num_tokens"], 1.0)
+            pre_s = stage(0.0, C, C / I, C * keys_pre * core_key, I)
+            pre_t = pre_s["total"]
+            B = np.where(prefill_only, C / I, B)  # prompts per microbatch
+            b = np.where(prefill_only, C / I, b)
+            itl = np.where(prefill_only, p * pre_t, itl)
+            ttft = np.where(prefill_only, np.ceil(I / C - 1e-9) * p * pre_t, ttft)
+            s = {key: np.where(prefill_only, pre_s[key], s[key]) for key in s}
+            mix = {key: np.where(prefill_only, pre_s[key], mix[key]) for key in mix}
+            chunk = np.where(prefill_only, np.minimum(C, I), chunk)
 
     # ------------------------------------------------------------------ memory at the batch
     kv_cache = B * kv_seq
     ws = workspace(b)
+    if np.any(prefill_only):  # the prompts of the p microbatches in flight, until shipped out
+        C = np.maximum(c["max_num_tokens"], 1.0)
+        kv_cache = np.where(prefill_only, p * C * kv_tok, kv_cache)
+        ws = np.where(prefill_only, C * ws_tok + C / I * ws_seq, ws)
     free = c["hbm_bytes"] - weights - reserved - ws
     headroom = np.maximum((1.0 - kv_frac) * free, 0.0)
     memory = weights + ws + reserved + kv_cache + headroom
@@ -580,6 +615,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # ------------------------------------------------------------------ metrics
     n_gpus = c["num_gpus"]
     tokens_s = np.where(online & ~saturated, c["request_rate"] * O + 0.0 * itl, dp * B / itl)
+    # a prefill instance completes B prompts per stage time, one output (first) token each
+    tokens_s = np.where(prefill_only, dp * B / (itl / p), tokens_s)
+    requests_s = np.where(prefill_only, tokens_s, tokens_s / O)
     per_gpu = tokens_s / n_gpus
     # model FLOPs per request: linear layers over I + O tokens, LM head on O, attention
     attn_w_full = h * (a + 2.0 * g) * d + a * d * h
@@ -590,6 +628,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     req_flops = (2.0 * active * (I + O) + 2.0 * h * V * O
                  + layers * (I * keys_pre * core_key + (O - 1.0) * keys_dec * dec_flops_key * t))
     tflops = per_gpu * req_flops / O / 1e12
+    head_flops = 2.0 * h * V
+    token_flops = 2.0 * active + head_flops + layers * keys_dec * dec_flops_key * t  # one decode token
+    prompt_flops = 2.0 * active * I + head_flops + layers * I * keys_pre * core_key  # one prompt
+    tflops = np.where(decode_only, per_gpu * token_flops / 1e12,
+                      np.where(prefill_only, requests_s / n_gpus * prompt_flops / 1e12, tflops))
     total_params = layers * (dense_frac * (attn_w_full + mats * h * f)
                              + moe_frac * (attn_w_full + c["experts"] * mats * h * fe + S * mats * h * fe
                                            + h * c["experts"])) + V * h * (2.0 - c["tied_embeddings"])
@@ -598,8 +641,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     out = {
         "tokens_per_s": tokens_s,
         "tokens_per_s_per_gpu": per_gpu,
-        "requests_per_s": tokens_s / O,
-        "samples_per_s": tokens_s / O,
+        "requests_per_s": requests_s,
+        "samples_per_s": requests_s,
+        "input_tokens_per_s": requests_s * I,
+        "input_tokens_per_s_per_gpu": requests_s * I / n_gpus,
         "ttft_ms": ttft * 1e3,
         "itl_ms": itl * 1e3,
         "iteration_time_s": itl,
@@ -657,7 +702,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
 #: Names of the arrays :func:`evaluate_inference` returns that every serving study needs.
 OUTPUTS = (
-    "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "ttft_ms", "itl_ms",
+    "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "input_tokens_per_s",
+    "input_tokens_per_s_per_gpu", "ttft_ms", "itl_ms",
     "iteration_time_s", "decode_step_s", "prefill_time_s", "batch", "kv_cache_bytes",
     "memory_per_gpu_bytes", "feasible", "infeasible_mask",
 )

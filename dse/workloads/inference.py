@@ -102,6 +102,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "kv_bytes": KV_CACHE_BYTES[spec.kv_cache_dtype] if spec.kv_cache_dtype else kvb,
         "head_bytes": max(ab, 2.0),
         "window_scope": WINDOW_SCOPE[spec.window_scope],
+        "phase": {"both": 0.0, "prefill": 1.0, "decode": 2.0}[spec.phase],
         "gemm_in_bytes": gemm_in,
     })
     family = gpu_preset(scenario.cluster.gpu)["family"]

@@ -313,3 +313,48 @@ def test_weight_only_quantization_stores_weights_narrow_and_keeps_16_bit_gemm_in
 def test_weights_wider_than_the_gemms_are_an_input_error():
     with pytest.raises(dse.InputError, match="weight_dtype fp8 .* wider than the fp4 GEMMs"):
         columns(precision="fp4", gpu="B200-180GB", weight_dtype="fp8")
+
+
+# ---------------------------------------------------------------------------- disaggregated phases
+def test_a_decode_instance_runs_decode_only_iterations():
+    """phase decode: every iteration carries one token per sequence and no prompt: its ITL is the
+    decode step at that batch, throughput B / ITL, and one iteration to its first token."""
+    out = one(columns(batch=64, input_len=2000, output_len=500, phase="decode"))
+    assert out["itl_ms"] == pytest.approx(out["decode_step_s"] * 1e3, rel=1e-12)
+    assert out["tokens_per_s"] == pytest.approx(64 / out["iteration_time_s"], rel=1e-12)
+    assert out["ttft_ms"] == pytest.approx(out["itl_ms"], rel=1e-12)
+    assert out["input_tokens_per_s"] == pytest.approx(out["requests_per_s"] * 2000, rel=1e-12)
+    mixed = one(columns(batch=64, input_len=2000, output_len=500))
+    assert out["itl_ms"] < mixed["itl_ms"]  # no prompt chunks in its iterations
+
+
+def test_a_prefill_instance_packs_max_num_tokens_per_iteration():
+    """phase prefill: iterations of max_num_tokens (32768) prompt tokens, 16.384 prompts of 2000;
+    requests/s = 16.384 / iteration; one output token each; the KV of the microbatch in flight."""
+    cols = columns(tp=4, input_len=2000, output_len=500, phase="prefill")
+    out = one(cols)
+    assert out["batch"] == pytest.approx(32768 / 2000)
+    assert out["requests_per_s"] == pytest.approx(32768 / 2000 / out["iteration_time_s"], rel=1e-12)
+    assert out["tokens_per_s"] == pytest.approx(out["requests_per_s"], rel=1e-12)
+    assert out["input_tokens_per_s"] == pytest.approx(32768 / out["iteration_time_s"], rel=1e-12)
+    assert out["kv_cache_bytes"] == pytest.approx(32768 * out["kv_bytes_per_token"], rel=1e-12)
+    assert out["ttft_ms"] == pytest.approx(out["itl_ms"], rel=1e-12)  # one iteration: 2000 <= 32768
+
+
+def test_prefill_phase_with_a_batch_is_an_input_error():
+    with pytest.raises(dse.InputError, match="phase prefill"):
+        columns(batch=8, phase="prefill")
+
+
+@PROPERTY
+@given(inp=st.integers(64, 20000), out=st.integers(2, 4000), batch=st.integers(1, 512), tp=st.sampled_from([1, 2, 4, 8]))
+def test_a_decode_instance_is_never_slower_per_iteration_than_a_mixed_engine(inp, out, batch, tp):
+    """At the same batch, iterations without prompt chunks are never longer (a mixed iteration
+    trades B/O decode tokens for B I/O prompt tokens, I >= 64 of them costing more than one decode
+    token; with a one-token prompt it need not hold); every output finite."""
+    mixed = one(columns(tp=tp, input_len=inp, output_len=out, batch=batch))
+    dec = one(columns(tp=tp, input_len=inp, output_len=out, batch=batch, phase="decode"))
+    pre = one(columns(tp=tp, input_len=inp, output_len=out, phase="prefill"))
+    assert dec["itl_ms"] <= mixed["itl_ms"] * (1 + 1e-12)
+    for result in (dec, pre):
+        assert all(np.isfinite(v) for v in result.values())
