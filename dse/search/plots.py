@@ -61,6 +61,8 @@ METRICS: dict[str, tuple[str, str, float]] = {
     "samples_per_s": ("throughput", "samples/s", 1.0),
     "samples_per_s_per_gpu": ("throughput per GPU", "samples/s", 1.0),
     "requests_per_s": ("throughput", "requests/s", 1.0),
+    "input_tokens_per_s": ("prompt throughput", "tokens/s", 1.0),
+    "input_tokens_per_s_per_gpu": ("prompt throughput per GPU", "tokens/s", 1.0),
     "itl_ms": ("time per output token", "ms", 1.0),
     "ttft_ms": ("time to first token", "ms", 1.0),
     "cost_per_msample_usd": ("cost", "USD per million samples", 1.0),

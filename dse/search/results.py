@@ -44,7 +44,8 @@ RECORD_METRICS = (
     "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "hfu",
     "model_tflops_per_gpu", "memory_per_gpu_bytes", "hbm_bytes", "exposed_comm_s", "cost_per_mtok_usd",
     "energy_per_token_j", "time_to_train_s", "itl_ms", "ttft_ms", "requests_per_s", "batch_auto",
-    "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j",
+    "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j", "input_tokens_per_s",
+    "input_tokens_per_s_per_gpu",
 )
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 #: DLRM embedding sharding codes (dse.costmodel.dlrm.SHARDING) and table planners.

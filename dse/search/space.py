@@ -86,10 +86,12 @@ OBJECTIVE_METRICS = (
 DEFAULT_OBJECTIVES = (("tokens_per_s", "maximize"), ("num_gpus", "minimize"))
 #: Metrics a serving (llm_inference) objective may name: outputs of
 #: :func:`dse.costmodel.inference.evaluate_inference` (``tokens_per_s*`` count output tokens,
-#: ``itl_ms`` is the time per output token, ``ttft_ms`` the time to first token) and num_gpus.
+#: ``input_tokens_per_s*`` prompt tokens (a prefill instance's throughput), ``itl_ms`` is the time
+#: per output token, ``ttft_ms`` the time to first token) and num_gpus.
 SERVING_METRICS = (
     "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "itl_ms", "ttft_ms", "mfu", "num_gpus",
     "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "memory_per_gpu_bytes",
+    "input_tokens_per_s", "input_tokens_per_s_per_gpu",
 )
 #: Metrics a DLRM objective may name: outputs of :func:`dse.costmodel.dlrm.evaluate_dlrm`, num_gpus.
 DLRM_METRICS = (
