@@ -1,9 +1,11 @@
 """The cost model never returns NaN or infinity, in any family (issue 5).
 
 Hypothesis draws random *valid* configurations -- every divisibility rule of the family holds,
-so only memory may make them infeasible -- for LLM training (dense, GQA, MoE; TP/SP/PP/VPP/CP/EP,
-ZeRO 0-3, recompute, frozen layers, LoRA, every precision), ViT training, LLM inference
-(prefill-heavy and decode-heavy, tp/pp/ep, fixed or chosen batch, FP8 KV cache) and DLRM
+so only memory may make them infeasible -- for LLM training (dense, GQA, MLA, local attention,
+MoE with group-limited routing and either dispatch; TP/SP/PP/VPP/CP/EP, ZeRO 0-3, recompute and
+its modules, frozen layers, LoRA, every precision), ViT training, LLM inference (prefill-heavy
+and decode-heavy, tp/pp/ep, fixed or chosen batch, FP8 KV cache, weight-only quantization,
+prefill and decode instances) and DLRM
 training and inference (every ``emb_sharding``, dot / DCN-v2 / concat interactions, MoE and
 transformer variants), including extreme-but-valid values: one GPU and hundreds of thousands,
 batches of one sequence and of millions of samples, HBM too small for anything, bandwidths from
@@ -122,6 +124,21 @@ def transformer(draw, tp: int, moe: bool):
         row.update(experts=float(experts), top_k=float(draw(st.integers(1, min(experts, 8)))),
                    expert_ffn_hidden=float(tp * 16 * draw(st.integers(1, 512))),
                    shared_experts=float(draw(st.integers(0, 2))))
+        if draw(st.booleans()):  # group-limited routing: top_k within top_groups of the groups
+            groups = draw(st.sampled_from(divisors(experts)))
+            per = experts // groups
+            need = -(-int(row["top_k"]) // per)  # groups the top_k experts need at least
+            row.update(expert_groups=float(groups), top_groups=float(draw(st.integers(min(need, groups), groups))))
+    if draw(st.booleans()):  # multi-head latent attention (kv_heads = heads, head_dim = nope + rope)
+        rope = draw(st.sampled_from([16, 64]))
+        row.update(kv_heads=row["heads"], head_dim=float(draw(st.sampled_from([32, 128])) + rope),
+                   mla_kv_rank=float(draw(st.sampled_from([64, 512, 2048]))),
+                   mla_q_rank=float(draw(st.sampled_from([0, 1536]))), mla_rope_dim=float(rope),
+                   mla_v_dim=float(draw(st.sampled_from([32, 128]))))
+    if draw(st.booleans()):  # local attention: a window on some of the layers, sliding or chunked
+        row.update(attn_window=float(draw(st.one_of(st.just(1), st.integers(1, 200_000)))),
+                   window_fraction=draw(st.sampled_from([0.5, 5 / 6, 0.75, 1.0])),
+                   attn_chunked=float(draw(st.booleans())))
     return row
 
 
@@ -169,6 +186,9 @@ def llm_train_row(draw, vit: bool = False):
         "optimizer_bytes": draw(st.sampled_from([0.0, 4.0, 12.0, 16.0])),
         "flash_attention": float(draw(st.booleans())),
         **{f"overlap_{k}": float(draw(st.booleans())) for k in ("dp", "fsdp", "tp", "ep", "cp", "pp")},
+        # selective recompute modules, DeepEP-style dispatch, cross-microbatch all-to-all overlap
+        **{k: float(draw(st.booleans())) for k in ("rc_core_attn", "rc_norm", "rc_mla_up", "rc_moe_act", "rc_mlp",
+                                                   "rc_moe", "moe_dedup", "ep_cross_overlap")},
     })
     row["peak_flops_16"] = peak16
     if draw(st.booleans()):  # fine-tuning: frozen bottom layers, frozen embeddings, LoRA
@@ -389,6 +409,11 @@ def llm_inference_row(draw):
         "step_overhead": draw(st.one_of(st.just(0.0), log_floats(1e-6, 1e-2))),
         "seq_overhead": draw(st.one_of(st.just(0.0), log_floats(1e-8, 1e-4))),
         "collective_overhead": draw(st.one_of(st.just(0.0), log_floats(1e-7, 1e-3))),
+        # weight-only quantization (16-bit or FP8 GEMM inputs), what local attention saves,
+        # disaggregated instances (0 whole requests, 1 prefill, 2 decode)
+        "gemm_in_bytes": draw(st.sampled_from([0.0, 1.0, 2.0])),
+        "window_scope": float(draw(st.integers(0, 2))),
+        "phase": float(draw(st.integers(0, 2))),
     })
     return row
 
