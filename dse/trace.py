@@ -144,12 +144,31 @@ def _forward(g, L, mb, t, add) -> float:
                 ("expert all-to-all (exposed)", "ep", g["detail_ep_exposed_f"]),
                 ("tp all-reduce (exposed)", "tp", g["detail_tp_exposed_f"] / 2),
                 ("norms, residuals, activation", "elementwise", g["detail_elem_f"])]
+        ffn_start = t + sum(max(d, 0.0) for _, _, d in ops[:4])
         for name, kind, duration in ops:
             add(name, kind, COMPUTE, t, duration, **where)
             t += max(duration, 0.0)
+        _hidden(g, "f", start, ffn_start, add, where)
         t = start + g["detail_layer_f_time"]  # waits for communication the layer could not hide
     add("LM head + loss", "head", COMPUTE, t, g["detail_head_f"], microbatch=mb, phase="forward")
     return t + g["detail_head_f"]
+
+
+def _hidden(g, d, start, ffn_start, add, where) -> None:
+    """The parts of a layer's expert all-to-alls and tensor-parallel collectives that overlap its
+    compute, on the communication stream after the layer's FSDP gather and K/V ring: the expert
+    all-to-alls from the expert GEMMs on (or from the layer's start when they hide under another
+    microbatch's layer), the tensor-parallel collectives after them."""
+    cursor = start + max(g[f"detail_fsdp_{d}"], 0.0) + max(g[f"detail_cp_{d}"], 0.0)
+    for kind, name in (("ep", "expert all-to-all (overlapped)"), ("tp", "tp collectives (overlapped)")):
+        hidden = g[f"detail_{kind}_{d}"] - g[f"detail_{kind}_exposed_{d}"]
+        if g.get(f"overlap_{kind}", 0.0) <= 0 or hidden <= 1e-15:
+            continue
+        at = cursor
+        if kind == "ep" and g.get("ep_cross_overlap", 0.0) <= 0:
+            at = max(cursor, ffn_start)
+        add(name, kind, COMM, at, hidden, **where)
+        cursor = at + hidden
 
 
 def _backward(g, L, mb, t, add) -> float:
@@ -173,9 +192,11 @@ def _backward(g, L, mb, t, add) -> float:
                 ("tp all-reduce (exposed)", "tp", g["detail_tp_exposed_b"] / 2),
                 ("norms, residuals, activation backward", "elementwise", 2.0 * g["detail_elem_f"])]
         add("context-parallel K/V ring", "cp", COMM, ring_start, g["detail_cp_b"], **where)
+        ffn_start = t + max(g["detail_recompute"], 0.0)
         for name, kind, duration in ops:
             add(name, kind, COMPUTE, t, duration, **where)
             t += max(duration, 0.0)
+        _hidden(g, "b", start, ffn_start, add, where)
         t = start + g["detail_layer_b_time"]
         add("overlap slowdown", "slowdown", COMPUTE, t, g["detail_slowdown_per_layer"], **where)
         t += g["detail_slowdown_per_layer"]

@@ -256,3 +256,27 @@ def test_cli_writes_trace_and_figures_for_every_kind(kind, tmp_path):
     for stem in ("breakdown", "timeline"):
         for ext in ("png", "pdf"):
             assert (plots / f"{stem}.{ext}").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("cross", [False, True])
+def test_overlapped_expert_all_to_alls_are_drawn_on_the_communication_stream(cross):
+    """With overlap.ep, each layer's all-to-all time that hides under compute sits on the
+    communication stream (from the expert GEMMs on, or from the layer's start when it hides under
+    another microbatch's layer); its exposed part stays on the compute stream."""
+    from dse.api import scenario_columns
+    from dse.costmodel.training import evaluate_training_detail
+    import dse
+    scenario = {"model": "mixtral-8x7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
+                "parallel": {"tp": 1, "pp": 1, "ep": 8, "microbatch": 1, "global_batch": 64},
+                "training": {"overlap": {"ep": True}, "ep_overlap_across_microbatches": cross}}
+    events, _ = scenario_trace(scenario)
+    detail = {k: float(v[0]) for k, v in evaluate_training_detail(scenario_columns(dse.load_scenario(scenario))).items()}
+    hidden = [e for e in events if e.stream == COMM and e.kind == "ep" and e.microbatch == 0 and e.phase == "forward"]
+    assert len(hidden) == 32
+    per_layer = detail["detail_ep_f"] - detail["detail_ep_exposed_f"]
+    assert per_layer > 0
+    assert all(e.duration == pytest.approx(per_layer, rel=1e-12) for e in hidden)
+    layer0 = [e for e in events if e.microbatch == 0 and e.phase == "forward" and e.layer == 0]
+    ffn = next(e for e in layer0 if e.name == "FFN / experts")
+    first = min(e.start for e in layer0)
+    assert hidden[0].start == pytest.approx(first if cross else ffn.start, abs=1e-12)
