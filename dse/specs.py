@@ -391,6 +391,11 @@ class TrainingSpec(Spec):
     #: layernorm (the norm outputs that feed the QKV and FFN GEMMs), mla_up_proj (MLA's query,
     #: key and value heads), moe_act (the experts' activation function), mlp (a dense FFN), moe
     #: (the whole MoE block, its all-to-alls included)
+    #: Adam's first and second moments in fp32 (12 optimizer bytes per parameter with the fp32
+    #: master weights) or bf16 (8: Megatron-core's precision-aware optimizer, DeepSeek-V3)
+    optimizer_moments: Literal["fp32", "bf16"] = "fp32"
+    #: keep the FFN up-projection outputs (the SwiGLU inputs) in FP8 for backward (DeepSeek-V3)
+    fp8_activation_cache: bool = False
     recompute_modules: Annotated[
         list[Literal["core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe"]], Field(min_length=1)
     ] = ["core_attn"]

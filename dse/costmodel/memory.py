@@ -22,6 +22,12 @@ from __future__ import annotations
 import numpy as np
 
 
+def _up_output_bytes(c):
+    """Bytes per stored FFN up-projection output (the activation function's input): FP8 (1) when
+    ``fp8_up_cache`` (DeepSeek-V3 caches the SwiGLU inputs in FP8), else ``act_bytes``."""
+    return np.where(c.get("fp8_up_cache", 0.0) > 0, 1.0, c["act_bytes"])
+
+
 def _matmul_input_bytes(c):
     """Bytes per saved matmul-input element: FP8 recipes save the FP8 cast (1 byte)."""
     return c["act_bytes"] - c["fp8"] * (c["act_bytes"] - 1.0)
@@ -50,7 +56,7 @@ def ffn_activation_bytes(T, f, c, t, rep_div):
     h, act = c["hidden"], c["act_bytes"]
     mm_in = _matmul_input_bytes(c)
     replicated = T * h * (act + mm_in + 1.0)  # norm input, FFN input, dropout mask
-    split = T * f * ((c["ffn_mats"] - 1.0) * act + mm_in)  # up outputs; activation output
+    split = T * f * ((c["ffn_mats"] - 1.0) * _up_output_bytes(c) + mm_in)  # up outputs; activation output
     return replicated / rep_div + split / t
 
 
@@ -71,7 +77,7 @@ def layer_activation_bytes(T, c, t, rep_div, ep_tokens_factor):
         attn
         + T * h * (act + 1.0) / rep_div  # FFN norm input, dropout mask
         + routed * h * (mm_in + act) / rep_div  # expert GEMM inputs; expert outputs
-        + routed * fe * ((c["ffn_mats"] - 1.0) * act + mm_in) / t  # up outputs; activation output
+        + routed * fe * ((c["ffn_mats"] - 1.0) * _up_output_bytes(c) + mm_in) / t  # up outputs; activation output
         + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t
     )
     return dense, moe
@@ -95,8 +101,9 @@ def selective_savings(T, c, t, rep_div, ep_tokens_factor):
     norm = c["rc_norm"] * T * h * mm_in / rep_div  # a norm output (QKV input; a dense FFN's input)
     mla = np.where(c.get("mla_kv_rank", 0.0) > 0,
                    c["rc_mla_up"] * T * c["heads"] * (2.0 * c["head_dim"] + c.get("mla_v_dim", 0.0)) * act / t, 0.0)
-    mlp = c["rc_mlp"] * T * f * ((mats - 1.0) * act + mm_in) / t
-    moe_block = (routed * h * (mm_in + act) / rep_div + routed * fe * ((mats - 1.0) * act + mm_in) / t
+    up = _up_output_bytes(c)
+    mlp = c["rc_mlp"] * T * f * ((mats - 1.0) * up + mm_in) / t
+    moe_block = (routed * h * (mm_in + act) / rep_div + routed * fe * ((mats - 1.0) * up + mm_in) / t
                  + c["shared_experts"] * fe * T * mats * act / t)
     moe_act = routed * fe * mm_in / t
     moe = np.where(c["rc_moe"] > 0, moe_block, c["rc_moe_act"] * moe_act)

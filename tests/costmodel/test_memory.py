@@ -11,6 +11,9 @@ and a fused (flash) kernel or selective recompute drops the 5*a*s/h term.
 import numpy as np
 import pytest
 
+import dse
+from dse.costmodel import evaluate_training
+
 from dse.costmodel.memory import attention_activation_bytes, ffn_activation_bytes, layer_activation_bytes
 
 REL = 1e-12
@@ -133,3 +136,25 @@ def test_vectorized_over_t():
     t = np.array([1.0, 2.0, 8.0])
     out = dense_bytes(c, t, 1.0)
     np.testing.assert_allclose(out, SBH * np.array([114.0, 62.0, 23.0]), rtol=REL)
+
+
+def _llama_fp8(training):
+    """Llama-2-7B FP8 on 8 GPUs (dp 8, ZeRO-1) with the given training options."""
+    scenario = dse.load_scenario({
+        "model": "llama2-7b", "precision": "fp8", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+        "parallel": {"tp": 1, "pp": 1, "zero": 1, "microbatch": 1, "global_batch": 64}, "training": training})
+    return {k: float(v[0]) for k, v in evaluate_training(dse.scenario_columns(scenario)).items()}
+
+
+def test_bf16_adam_moments_take_two_thirds_of_the_optimizer_state():
+    """fp32 master weights (4 bytes) + bf16 m and v (2 + 2) = 8 bytes per parameter against 12."""
+    fp32, bf16 = _llama_fp8({}), _llama_fp8({"optimizer_moments": "bf16"})
+    assert bf16["memory_optimizer_bytes"] == pytest.approx(fp32["memory_optimizer_bytes"] * 8 / 12, rel=1e-12)
+
+
+def test_fp8_activation_cache_stores_the_swiglu_inputs_in_one_byte():
+    """Llama-2-7B, one GPU's 32 layers, 4096 tokens: the two up-projection outputs (f = 11008) go
+    from 2 bytes to 1 per element: 32 x 4096 x 11008 x 2 bytes saved."""
+    base, cached = _llama_fp8({}), _llama_fp8({"fp8_activation_cache": True})
+    saved = base["memory_activations_bytes"] - cached["memory_activations_bytes"]
+    assert saved == pytest.approx(32 * 4096 * 11008 * 2, rel=1e-12)
