@@ -29,7 +29,8 @@ def variants(case: dict) -> dict[str, dict]:
         out[name] = c
 
     edit("without the group limit (top_groups)", lambda c: [c["model"]["moe"].pop(k) for k in ("expert_groups", "top_groups")])
-    keep = {"recompute_modules": case["training"]["recompute_modules"]}  # the memory plan stays
+    keep = {k: case["training"][k] for k in ("recompute_modules", "optimizer_moments", "fp8_activation_cache")
+            if k in case["training"]}  # the memory plan stays
     edit("DeepEP dispatch only (overlap under the layer's expert GEMMs)",
          lambda c: c.update(training={**keep, "overlap": {"ep": True}, "moe_dispatcher": "deepep"}))
     edit("plain all-to-all, overlapped under the expert GEMMs",
