@@ -77,7 +77,7 @@ SKIP_REASONS = {
 
 #: Columns of the cases DataFrame, in order.
 CASE_COLUMNS = (
-    "file", "line", "id", "source", "workload", "gpu", "precision", "family", "metric", "column", "measured",
+    "file", "line", "id", "source", "workload", "gpu", "precision", "family", "model", "metric", "column", "measured",
     "predicted",
     "error", "abs_pct_error", "feasible", "infeasible_reason", "status", "reason", "flagged",
 )
@@ -132,6 +132,7 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
         "gpu": str((obj.get("cluster") or {}).get("gpu", "")) if isinstance(obj.get("cluster"), dict) else "",
         "precision": str(obj.get("precision", "")),
         "family": str(obj["model"].get("family", "")) if isinstance(obj.get("model"), dict) else str(obj.get("model", "")),
+        "model": str(obj["model"].get("name", "")) if isinstance(obj.get("model"), dict) else str(obj.get("model", "")),
         "metric": "" if metric is None else str(metric),
         "column": METRICS.get(metric, "") if isinstance(metric, str) else "",
         "measured": measured,
@@ -193,7 +194,7 @@ def _predict(cases: pd.DataFrame, scenarios: list) -> None:
 
 
 #: Case fields the summary can be grouped by (``dse validate --by``).
-GROUP_FIELDS = ("source", "gpu", "precision", "family", "workload", "metric")
+GROUP_FIELDS = ("source", "gpu", "precision", "family", "model", "workload", "metric")
 
 
 def summarize(cases: pd.DataFrame, by: Iterable[str] = ()) -> dict[str, Any]:

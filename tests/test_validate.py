@@ -308,3 +308,13 @@ def test_cli_validate_by_prints_the_groups(tmp_path):
     bad = subprocess.run([str(DSE), "validate", str(path), "--by", "colour"], capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and "--by" in bad.stderr and "gpu" in bad.stderr
+
+
+def test_summary_by_model_names_inline_models_and_presets(tmp_path):
+    inline = {"name": "tiny", "family": "dense", "layers": 4, "hidden": 1024, "heads": 8, "ffn_hidden": 4096,
+              "ffn_act": "swiglu", "vocab": 32000, "seq_len": 2048}
+    objs = [case("a"), case("b", model=inline), case("c", model=inline)]
+    _, summary = validate_cases(write_jsonl(tmp_path / "m.jsonl", objs), by=["model"])
+    groups = summary["by"]["groups"]
+    assert set(groups) == {"llama2-7b", "tiny"}
+    assert groups["tiny"]["count"] == 2 and groups["llama2-7b"]["count"] == 1
