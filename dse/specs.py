@@ -449,6 +449,11 @@ class InferenceSpec(Spec):
     #: max_num_tokens prompt tokens; its KV is shipped to decode instances), ``decode`` runs
     #: decodes only (requests arrive with their prompt's KV); ``both`` serves whole requests
     phase: Literal["both", "prefill", "decode"] = "both"
+    #: the engine's token budget per iteration (vLLM max_num_batched_tokens, SGLang
+    #: chunked_prefill_size, TensorRT-LLM max_num_tokens): prompts are chunked at what the decodes
+    #: leave of it, and a prefill instance packs this many prompt tokens; None = TensorRT-LLM
+    #: trtllm-bench's engines (at least 2,048, at most 32,768, as the batch needs)
+    max_num_tokens: PositiveInt | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "InferenceSpec":

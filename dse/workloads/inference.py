@@ -110,6 +110,8 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
     for key, (column, factor) in CALIBRATION_KEYS.items():
         if calib.get(key) is not None:
             serving[column] = float(calib[key]) * factor
+    if spec.max_num_tokens is not None:  # a fixed token budget per iteration
+        serving["max_num_tokens"] = serving["min_num_tokens"] = float(spec.max_num_tokens)
     row["seq_len"] = serving["input_len"] + serving["output_len"]
     row.update(serving)
     return {k: float(v) for k, v in row.items()}

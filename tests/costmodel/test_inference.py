@@ -358,3 +358,13 @@ def test_a_decode_instance_is_never_slower_per_iteration_than_a_mixed_engine(inp
     assert dec["itl_ms"] <= mixed["itl_ms"] * (1 + 1e-12)
     for result in (dec, pre):
         assert all(np.isfinite(v) for v in result.values())
+
+
+def test_a_fixed_token_budget_sets_the_prefill_instance_iteration():
+    """inference.max_num_tokens fixes the budget: a prefill instance packs 8,192 prompt tokens an
+    iteration (4.096 prompts of 2,000) instead of trtllm-bench's 32,768."""
+    cols = columns(tp=4, input_len=2000, output_len=500, phase="prefill", max_num_tokens=8192)
+    assert cols["max_num_tokens"] == cols["min_num_tokens"] == 8192
+    out = one(cols)
+    assert out["batch"] == pytest.approx(8192 / 2000)
+    assert out["input_tokens_per_s"] == pytest.approx(8192 / out["iteration_time_s"], rel=1e-12)
