@@ -134,9 +134,14 @@ def attention_span(c):
     (averaged over the layers); the scores + values cost 4 * span * a * d FLOPs per token."""
     s = c["seq_len"]
     if not np.any(np.asarray(c.get("attn_window", 0.0)) > 0):
-        return s + 0.0 * c.get("causal", 1.0)  # s for every row (causal or not)
+        return s
     windowed = 2.0 * layer_mean_keys(0.0, s, c)
     return np.where(c.get("causal", 1.0) > 0, windowed, s)
+
+
+def _expert_flops_per_token(c):
+    """Forward FLOPs per token of a MoE layer's routed (top_k) and shared experts."""
+    return 2.0 * c["ffn_mats"] * c["hidden"] * c["expert_ffn_hidden"] * (c["top_k"] + c["shared_experts"])
 
 
 def layer_forward_flops_per_token(c):
@@ -153,7 +158,7 @@ def layer_forward_flops_per_token(c):
         proj = np.where(is_mla(c), 2.0 * attention_layer_params(c), proj)
     core = attention_span(c) * attention_core_flops_per_key(c)
     dense_ffn = 2.0 * mats * h * c["ffn_hidden"]
-    experts = 2.0 * mats * h * c["expert_ffn_hidden"] * (c["top_k"] + c["shared_experts"])
+    experts = _expert_flops_per_token(c)
     router = 2.0 * h * c["experts"]
     return proj + core + dense_ffn, proj + core + experts + router, core
 
@@ -180,8 +185,7 @@ def recompute_flops_per_token(c):
     n_dense = c["layers"] - n_moe
     selective = c["layers"] * core * c.get("rc_core_attn", 1.0)
     selective = selective + n_dense * c.get("rc_mlp", 0.0) * 2.0 * mats * h * c["ffn_hidden"]
-    experts = 2.0 * mats * h * c["expert_ffn_hidden"] * (c["top_k"] + c["shared_experts"])
-    selective = selective + n_moe * c.get("rc_moe", 0.0) * experts
+    selective = selective + n_moe * c.get("rc_moe", 0.0) * _expert_flops_per_token(c)
     if np.any(is_mla(c)):
         _, q_up, kv_up, _ = mla_projection_shapes(c, c["heads"])
         up = 2.0 * (q_up[0] * q_up[1] + kv_up[0] * kv_up[1])

@@ -465,6 +465,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     kv_seq = ((1.0 - win_frac) * reserve + win_frac * win_reserve) * kv_tok
     decode_only = c["phase"] == 2.0
     prefill_only = c["phase"] == 1.0
+    C_pre = np.maximum(c["max_num_tokens"], 1.0)  # a prefill instance's prompt tokens per iteration
     # iteration tokens per sequence in flight (a decode instance: one per sequence)
     tok_ratio = np.where(decode_only, 1.0, 1.0 + I / O)
     ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(k * fe_loc * pool, fe_loc), 0.0))
@@ -571,24 +572,22 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         if np.any(prefill_only):
             # a prefill instance: iterations of max_num_tokens prompt tokens (whole prompts, a longer
             # prompt chunked), p microbatches in the pipeline; each prompt emits its first token
-            C = np.maximum(c["max_num_tokens"], 1.0)
-            pre_s = stage(0.0, C, C / I, C * keys_pre * core_key, I)
+            pre_s = stage(0.0, C_pre, C_pre / I, C_pre * keys_pre * core_key, I)
             pre_t = pre_s["total"]
-            B = np.where(prefill_only, C / I, B)  # prompts per microbatch
-            b = np.where(prefill_only, C / I, b)
+            B = np.where(prefill_only, C_pre / I, B)  # prompts per microbatch
+            b = np.where(prefill_only, C_pre / I, b)
             itl = np.where(prefill_only, p * pre_t, itl)
-            ttft = np.where(prefill_only, np.ceil(I / C - 1e-9) * p * pre_t, ttft)
+            ttft = np.where(prefill_only, np.ceil(I / C_pre - 1e-9) * p * pre_t, ttft)
             s = {key: np.where(prefill_only, pre_s[key], s[key]) for key in s}
             mix = {key: np.where(prefill_only, pre_s[key], mix[key]) for key in mix}
-            chunk = np.where(prefill_only, np.minimum(C, I), chunk)
+            chunk = np.where(prefill_only, np.minimum(C_pre, I), chunk)
 
     # ------------------------------------------------------------------ memory at the batch
     kv_cache = B * kv_seq
     ws = workspace(b)
     if np.any(prefill_only):  # the prompts of the p microbatches in flight, until shipped out
-        C = np.maximum(c["max_num_tokens"], 1.0)
-        kv_cache = np.where(prefill_only, p * C * kv_tok, kv_cache)
-        ws = np.where(prefill_only, C * ws_tok + C / I * ws_seq, ws)
+        kv_cache = np.where(prefill_only, p * C_pre * kv_tok, kv_cache)
+        ws = np.where(prefill_only, C_pre * ws_tok + C_pre / I * ws_seq, ws)
     free = c["hbm_bytes"] - weights - reserved - ws
     headroom = np.maximum((1.0 - kv_frac) * free, 0.0)
     memory = weights + ws + reserved + kv_cache + headroom

@@ -51,13 +51,28 @@ def attention_activation_bytes(T, c, t, rep_div):
     return replicated / rep_div + (split + scores) / t
 
 
+def _ffn_inner_bytes(T, f, c, t):
+    """The up-projection outputs and the activation output of ``T`` tokens through an FFN of
+    width ``f``, split tensor-parallel."""
+    return T * f * ((c["ffn_mats"] - 1.0) * _up_output_bytes(c) + _matmul_input_bytes(c)) / t
+
+
+def _expert_bytes(T, c, t, rep_div, ep_tokens_factor):
+    """What a MoE block keeps per routed copy (the expert GEMM input, the expert output and the
+    experts' inner tensors) and for its shared experts."""
+    h, act, fe = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"]
+    routed = T * ep_tokens_factor
+    return (routed * h * (_matmul_input_bytes(c) + act) / rep_div  # expert GEMM inputs; expert outputs
+            + _ffn_inner_bytes(routed, fe, c, t)  # up outputs; activation output
+            + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t)
+
+
 def ffn_activation_bytes(T, f, c, t, rep_div):
     """FFN-block activations for ``T`` tokens through an FFN of width ``f``."""
     h, act = c["hidden"], c["act_bytes"]
     mm_in = _matmul_input_bytes(c)
     replicated = T * h * (act + mm_in + 1.0)  # norm input, FFN input, dropout mask
-    split = T * f * ((c["ffn_mats"] - 1.0) * _up_output_bytes(c) + mm_in)  # up outputs; activation output
-    return replicated / rep_div + split / t
+    return replicated / rep_div + _ffn_inner_bytes(T, f, c, t)
 
 
 def layer_activation_bytes(T, c, t, rep_div, ep_tokens_factor):
@@ -70,15 +85,10 @@ def layer_activation_bytes(T, c, t, rep_div, ep_tokens_factor):
     """
     attn = attention_activation_bytes(T, c, t, rep_div)
     dense = attn + ffn_activation_bytes(T, c["ffn_hidden"], c, t, rep_div)
-    h, act, fe = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"]
-    mm_in = _matmul_input_bytes(c)
-    routed = T * ep_tokens_factor
     moe = (
         attn
-        + T * h * (act + 1.0) / rep_div  # FFN norm input, dropout mask
-        + routed * h * (mm_in + act) / rep_div  # expert GEMM inputs; expert outputs
-        + routed * fe * ((c["ffn_mats"] - 1.0) * _up_output_bytes(c) + mm_in) / t  # up outputs; activation output
-        + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t
+        + T * c["hidden"] * (c["act_bytes"] + 1.0) / rep_div  # FFN norm input, dropout mask
+        + _expert_bytes(T, c, t, rep_div, ep_tokens_factor)
     )
     return dense, moe
 
@@ -93,20 +103,15 @@ def selective_savings(T, c, t, rep_div, ep_tokens_factor):
     experts' activation output; mlp: a dense FFN's up-projection and activation outputs; moe: every
     routed-copy and expert tensor of the MoE block (its input stays).
     """
-    h, act, fe, f = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"], c["ffn_hidden"]
+    h, act = c["hidden"], c["act_bytes"]
     mm_in = _matmul_input_bytes(c)
-    mats = c["ffn_mats"]
     on = c["recompute"] == 1
-    routed = T * ep_tokens_factor
     norm = c["rc_norm"] * T * h * mm_in / rep_div  # a norm output (QKV input; a dense FFN's input)
     mla = np.where(c.get("mla_kv_rank", 0.0) > 0,
                    c["rc_mla_up"] * T * c["heads"] * (2.0 * c["head_dim"] + c.get("mla_v_dim", 0.0)) * act / t, 0.0)
-    up = _up_output_bytes(c)
-    mlp = c["rc_mlp"] * T * f * ((mats - 1.0) * up + mm_in) / t
-    moe_block = (routed * h * (mm_in + act) / rep_div + routed * fe * ((mats - 1.0) * up + mm_in) / t
-                 + c["shared_experts"] * fe * T * mats * act / t)
-    moe_act = routed * fe * mm_in / t
-    moe = np.where(c["rc_moe"] > 0, moe_block, c["rc_moe_act"] * moe_act)
+    mlp = c["rc_mlp"] * _ffn_inner_bytes(T, c["ffn_hidden"], c, t)
+    moe_act = T * ep_tokens_factor * c["expert_ffn_hidden"] * mm_in / t  # the experts' activation outputs
+    moe = np.where(c["rc_moe"] > 0, _expert_bytes(T, c, t, rep_div, ep_tokens_factor), c["rc_moe_act"] * moe_act)
     dense_saved = np.where(on, 2.0 * norm + mla + mlp, 0.0)
     moe_saved = np.where(on, norm + mla + moe, 0.0)  # the FFN norm output feeds the dispatched copies
     return dense_saved, moe_saved
