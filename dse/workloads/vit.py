@@ -6,6 +6,12 @@ embedding, a GEMM of channels*patch^2 by hidden per token, instead of a vocabula
 classifier head sees only the class token. Samples are images: ``global_batch`` counts images and
 ``samples_per_s`` is images per second. Everything else (parallelism, memory, overlap) is
 :mod:`dse.costmodel.training`.
+
+The GEMMs run at the family's training GEMM efficiency times ``vit_matmul`` (calibration.yaml):
+the ViT training stacks that published their throughput (PyTorch FSDP in MAD-Max's sheet, T5X/XLA
+in JAX-Toolbox) run their GEMM-bound blocks well below what Megatron-LM's fused kernels reach,
+which is what the LLM figure was fitted on. A scenario that sets ``cluster.efficiency.matmul``
+(or ``matmul_fp8``/``matmul_fp4`` for its precision) gets exactly that figure instead.
 """
 
 from __future__ import annotations
@@ -15,11 +21,26 @@ import pandas as pd
 from ..api import evaluate_frame, scenario_columns
 from ..costmodel import COLUMNS
 from ..errors import InputError
+from ..presets import calibration_table, gpu_preset
 from ..specs import ModelSpec, Scenario, ViTSpec
 from . import register
 
 #: Classifier width when the model does not state it (ImageNet-1k).
 DEFAULT_CLASSES = 1000
+
+#: scenario precision -> the cluster.efficiency key of its GEMMs
+_MATMUL_KEY = {"fp8": "matmul_fp8", "fp4": "matmul_fp4"}
+
+
+def vit_matmul_factor(scenario: Scenario) -> float:
+    """The factor on the family's GEMM efficiency for ViT training (calibration.yaml
+    ``vit_matmul``; 1 when the scenario sets its own GEMM efficiency or the family has none)."""
+    key = _MATMUL_KEY.get(scenario.precision, "matmul")
+    eff = scenario.cluster.efficiency
+    if eff is not None and getattr(eff, key) is not None:
+        return 1.0
+    family = gpu_preset(scenario.cluster.gpu)["family"]
+    return float(calibration_table().get(family, {}).get("vit_matmul") or 1.0)
 
 
 def as_llm_model(model: ViTSpec) -> ModelSpec:
@@ -36,9 +57,10 @@ def vit_columns(scenario: Scenario) -> dict[str, float]:
     model = scenario.model
     assert isinstance(model, ViTSpec)
     as_llm = scenario.model_copy(update={"model": as_llm_model(model)})
-    cols = scenario_columns(as_llm)
+    cols = scenario_columns(as_llm)  # checks the GPU and precision
     cols.update(causal=0.0, input_proj_dim=float(model.channels * model.patch**2),
-                head_fraction=1.0 / model.tokens)
+                head_fraction=1.0 / model.tokens,
+                eff_matmul=cols["eff_matmul"] * vit_matmul_factor(scenario))
     return cols
 
 
