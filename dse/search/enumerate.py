@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import single
-from .space import SearchSpace
+from .space import SearchSpace, transformer_shape
 
 #: Columns of :func:`software_grid`, in the order the rows are sorted by.
 SOFTWARE_COLUMNS = (
@@ -58,14 +58,14 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     """
     from ..api import RECOMPUTE_CODE
 
-    if space.kind != "llm_train":
-        raise ValueError(f"software_grid enumerates LLM training plans; this space is {space.kind} "
+    if space.kind not in ("llm_train", "vit_train"):
+        raise ValueError(f"software_grid enumerates LLM and ViT training plans; this space is {space.kind} "
                          "(use plan_grid)")
     n_gpus = int(num_gpus)
     if n_gpus < 1 or n_gpus != num_gpus:
         raise single("num_gpus", "must be a positive integer", num_gpus, space.source_path)
     par = space.spec.parallel
-    model = space.base.model
+    model = transformer_shape(space.base.model)
     heads, kv, layers, seq = model.heads, model.kv, model.layers, model.seq_len
     ffn = [model.ffn_hidden] + ([model.moe.expert_ffn_hidden] if model.moe else [])
 
@@ -227,6 +227,7 @@ def dlrm_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
 #: Kind of run -> its grid builder (space, num_gpus) -> plan columns.
 GRID_BUILDERS = {
     "llm_train": software_grid,
+    "vit_train": software_grid,
     "llm_inference": serving_grid,
     "dlrm_train": dlrm_grid,
     "dlrm_inference": dlrm_grid,

@@ -53,6 +53,22 @@ def _training_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np
     return evaluate_training({k: v for k, v in cols.items() if k != KNOBS_KEY})
 
 
+def _vit_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
+    from ..workloads.vit import vit_columns
+
+    return vit_columns(space.scenario(num_gpus))
+
+
+def _vit_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The training model, plus per-image metrics (a sample is an image of seq_len tokens)."""
+    metrics = _training_evaluate(space, cols)
+    tokens = float(space.seq_len)
+    metrics["samples_per_s_per_gpu"] = metrics["samples_per_s"] / np.asarray(cols["num_gpus"], dtype=np.float64)
+    metrics["cost_per_msample_usd"] = metrics["cost_per_mtok_usd"] * tokens
+    metrics["energy_per_sample_j"] = metrics["energy_per_token_j"] * tokens
+    return metrics
+
+
 def _serving_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
     from ..workloads.inference import inference_columns
 
@@ -112,6 +128,7 @@ KNOBS_KEY = "__knobs__"
 #: Kind of run -> how it is searched. The grid builders are :data:`dse.search.enumerate.GRID_BUILDERS`.
 WORKLOADS: dict[str, Workload] = {
     "llm_train": Workload(_training_base, _training_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
+    "vit_train": Workload(_vit_base, _vit_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
     "llm_inference": Workload(
         _serving_base, _serving_evaluate, ("num_gpus", "tp", "pp", "dp", "ep", "batch"),
         ("hbm_bytes", "peak_flops", "nvlink_bw", "scaleout_bw", "nvlink_domain", "input_len", "output_len")),

@@ -11,7 +11,7 @@ A search space (YAML or JSON; ``search_spaces/`` ships documented examples) hold
 * ``train_tokens``, ``objectives``, ``constraints`` and ``search`` settings.
 
 The kind of run (:attr:`dse.specs.Scenario.kind`) picks the schema (:data:`SPEC_BY_KIND`): LLM
-training (above), LLM serving (``workload: inference`` with ``scenario.inference``; ``parallel``
+training (above; a ViT, ``model.family: vit``, takes the same schema with images as sequences), LLM serving (``workload: inference`` with ``scenario.inference``; ``parallel``
 holds tp, pp, ep and ``batch``, there is no global batch) and DLRM training or inference
 (``parallel`` holds emb_sharding, emb_planner, tp, zero, microbatch; ``global_batch`` is in
 ``samples``). Objectives name the metrics of that kind's cost model (:data:`METRICS_BY_KIND`);
@@ -98,9 +98,16 @@ DLRM_METRICS = (
     "samples_per_s", "samples_per_s_per_gpu", "iteration_time_s", "mfu", "num_gpus",
     "cost_per_msample_usd", "energy_per_sample_j", "memory_per_gpu_bytes",
 )
+#: Metrics a ViT training objective may name: the LLM training metrics (tokens are patches
+#: plus the class token) and per-image ones (a sample is an image).
+VIT_METRICS = (
+    "samples_per_s", "samples_per_s_per_gpu", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "num_gpus",
+    "iteration_time_s", "cost_per_msample_usd", "energy_per_sample_j", "memory_per_gpu_bytes",
+)
 #: Searchable kinds of run (``Scenario.kind``) -> the metrics their objectives may name.
 METRICS_BY_KIND = {
     "llm_train": OBJECTIVE_METRICS,
+    "vit_train": VIT_METRICS,
     "llm_inference": SERVING_METRICS,
     "dlrm_train": DLRM_METRICS,
     "dlrm_inference": DLRM_METRICS,
@@ -110,10 +117,10 @@ ALL_METRICS = tuple(dict.fromkeys(m for ms in METRICS_BY_KIND.values() for m in 
 #: Constraints (besides max_gpus and max_memory_fraction, which every kind takes) -> the metric
 #: they bound, whether it is a lower (``min``) or upper (``max``) bound, and the kinds they apply to.
 METRIC_CONSTRAINTS = {
-    "min_tokens_per_s": ("tokens_per_s", "min", ("llm_train", "llm_inference")),
+    "min_tokens_per_s": ("tokens_per_s", "min", ("llm_train", "llm_inference", "vit_train")),
     "max_itl_ms": ("itl_ms", "max", ("llm_inference",)),
     "max_ttft_ms": ("ttft_ms", "max", ("llm_inference",)),
-    "min_samples_per_s": ("samples_per_s", "min", ("dlrm_train", "dlrm_inference")),
+    "min_samples_per_s": ("samples_per_s", "min", ("dlrm_train", "dlrm_inference", "vit_train")),
 }
 
 #: Keys the ``scenario`` block accepts (a scenario minus ``parallel`` and ``cluster.num_gpus``).
@@ -490,6 +497,7 @@ class DLRMSpaceSpec(SpaceSpec):
 #: Kind of run -> the schema of its space file.
 SPEC_BY_KIND: dict[str, type[SpaceSpec]] = {
     "llm_train": SpaceSpec,
+    "vit_train": SpaceSpec,
     "llm_inference": ServingSpaceSpec,
     "dlrm_train": DLRMSpaceSpec,
     "dlrm_inference": DLRMSpaceSpec,
@@ -535,14 +543,14 @@ class SearchSpace:
 
     @property
     def kind(self) -> str:
-        """The kind of run searched (:attr:`dse.specs.Scenario.kind`): llm_train,
+        """The kind of run searched (:attr:`dse.specs.Scenario.kind`): llm_train, vit_train,
         llm_inference, dlrm_train or dlrm_inference."""
         return self.base.kind
 
     @property
     def seq_len(self) -> int:
-        """Tokens per sequence of the model (LLM spaces)."""
-        return int(self.base.model.seq_len)
+        """Tokens per sequence of the model (LLM spaces; ViT: tokens per image)."""
+        return int(transformer_shape(self.base.model).seq_len)
 
     def global_batches(self) -> list[int]:
         """Candidate global batches in sequences, ascending (tokens // seq_len for ``tokens``);
@@ -756,7 +764,7 @@ def _validate_scenario(raw: Any, num_gpus: int) -> tuple[Scenario | None, list[F
                 "scenario.parallel", "",
                 "the parallel plan is what is searched: list candidate values in the top-level "
                 f"'parallel' block ({', '.join(schema.model_fields)})"
-                + (" and the batch in 'global_batch'" if kind == "llm_train" else "")))
+                + (" and the batch in 'global_batch'" if kind in ("llm_train", "vit_train") else "")))
         elif key not in SCENARIO_KEYS:
             problems.append(FieldProblem(f"scenario.{key}", "",
                                          f"unknown key '{key}'; allowed keys: {', '.join(SCENARIO_KEYS)}"))
@@ -838,7 +846,7 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                 f"objectives.{i}.metric", repr(priced[0]),
                 f"the {base.cluster.gpu} preset has no price, so every cost would be 0: set "
                 "scenario.cluster.price_per_gpu_hour (USD) or a price_per_gpu_hour knob"))
-    checks = {"llm_train": _training_checks, "llm_inference": _serving_checks,
+    checks = {"llm_train": _training_checks, "vit_train": _training_checks, "llm_inference": _serving_checks,
               "dlrm_train": _dlrm_checks, "dlrm_inference": _dlrm_checks}
     return problems + checks[kind](spec, base)
 
@@ -850,9 +858,19 @@ def _tp_divides(m: Any, t: int, serving: bool) -> bool:
     return m.heads % t == 0 and kv_ok and all(f % t == 0 for f in ffn)
 
 
+def transformer_shape(model: Any) -> Any:
+    """The model as LLM training sees it: a ViT's encoder as a ModelSpec (tokens per image as
+    seq_len, no experts); any other model as it is."""
+    if getattr(model, "family", None) == "vit":
+        from ..workloads.vit import as_llm_model
+
+        return as_llm_model(model)
+    return model
+
+
 def _training_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     problems = []
-    m = base.model
+    m = transformer_shape(base.model)
     s = m.seq_len
     tokens = spec.global_batch.as_list("tokens")
     if tokens is not None:

@@ -1,4 +1,4 @@
-"""Searching other kinds of run than LLM training: LLM serving (llm_inference) and DLRM spaces.
+"""Searching other kinds of run than LLM training: LLM serving (llm_inference), DLRM and ViT spaces.
 
 Grid validity (every enumerated plan passes the cost model's divisibility checks), end-to-end runs
 through ``run_search`` (exhaustive, nested and pure Optuna), the per-kind validation of the
@@ -68,6 +68,24 @@ DLRM = {
                  "microbatch": [256, 1024, 4096]},
     "hardware": {"scaleout_gbitps": {"values": [100, 400]}},
     "search": {"n_trials": 8, "batch_size": 4},
+}
+
+#: A small ViT space: ViT-H/14 on 8-32 A100s, images as sequences.
+VIT = {
+    "name": "vit-test",
+    "scenario": {
+        "workload": "train", "precision": "bf16",
+        "model": {"name": "ViT-H/14", "family": "vit", "layers": 32, "hidden": 1280, "heads": 16,
+                  "ffn_hidden": 5120, "patch": 14, "image_size": 224},
+        "cluster": {"gpu": "A100-SXM-80GB"},
+    },
+    "gpus": [8, 16, 32],
+    "parallel": {"tp": [1, 2, 3, 4], "pp": [1, 2], "cp": [1, 2], "zero": [0, 3],
+                 "recompute": ["none", "full"], "microbatch": [16, 32, 64]},
+    "global_batch": {"sequences": 2048},
+    "objectives": [{"metric": "samples_per_s_per_gpu", "direction": "maximize"},
+                   {"metric": "cost_per_msample_usd", "direction": "minimize"}],
+    "search": {"n_trials": 10, "batch_size": 5},
 }
 
 
@@ -192,6 +210,53 @@ def test_dlrm_space_runs_end_to_end(mode, tmp_path):
         assert len(df) == run.report.space_size
         assert (tmp_path / "samples_per_s_vs_num_gpus.png").exists()
 
+
+def test_vit_grid_uses_the_encoder_shape_and_the_cost_model_agrees():
+    from dse.api import evaluate
+    from dse.scenario import scenario_from_dict
+
+    s = space(VIT)
+    assert s.kind == "vit_train" and s.seq_len == 257  # (224/14)^2 patches + the class token
+    for n in s.gpu_counts():
+        g = plan_grid(s, n)
+        assert set(g["tp"]) <= {1.0, 2.0, 4.0}  # 3 divides neither 16 heads nor 5120
+        assert set(g["cp"]) == {1.0}  # 257 tokens: cp 2 does not divide
+        np.testing.assert_array_equal(g["tp"] * g["pp"] * g["dp"] * g["cp"], float(n))
+        np.testing.assert_array_equal(g["global_batch"] % (g["dp"] * g["microbatch"]), 0.0)
+        df = score_point(s, n, {})
+        assert ((df["infeasible_mask"] & ~OUT_OF_MEMORY) == 0).all()
+        np.testing.assert_allclose(df["samples_per_s_per_gpu"], df["samples_per_s"] / n)
+        np.testing.assert_allclose(df["tokens_per_s"], df["samples_per_s"] * 257, rtol=1e-12)
+    # one plan scored by the search equals the same plan as a ViT scenario through dse.evaluate
+    row = score_point(s, 16, {}).iloc[7]
+    plan = {k: int(row[k]) for k in ("tp", "pp", "dp", "cp", "zero", "microbatch", "global_batch")}
+    plan["recompute"] = {0: "none", 1: "selective", 2: "full"}[int(row["recompute"])]
+    scenario = {**VIT["scenario"], "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 16}, "parallel": plan}
+    ref = evaluate([scenario_from_dict(scenario)])
+    assert row["samples_per_s"] == pytest.approx(ref["samples_per_s"].iat[0], rel=1e-9)
+    assert row["cost_per_msample_usd"] == pytest.approx(
+        ref["cost_per_mtok_usd"].iat[0] * 257, rel=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["exhaustive", "optuna"])
+def test_vit_space_runs_end_to_end(mode, tmp_path):
+    s = space(VIT)
+    run = run_search(s, out_dir=tmp_path, mode=mode, progress=False, plots=mode == "exhaustive")
+    df, front = _check_run(run, tmp_path)
+    assert {"samples_per_s", "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j"} <= set(df.columns)
+    if mode == "exhaustive":
+        assert len(df) == run.report.space_size
+        assert (tmp_path / "samples_per_s_per_gpu_vs_cost_per_msample_usd.png").exists()
+    else:
+        assert run.report.trials_complete == 10
+
+
+def test_vit_space_checks_name_the_encoder():
+    got = problems(VIT, parallel={"tp": [3, 5], "cp": [2]})
+    assert "heads 16" in got["parallel.tp"] and "seq_len 257" in got["parallel.cp"]
+    got = problems(VIT, objectives=[{"metric": "itl_ms", "direction": "minimize"}])
+    assert "not a metric of vit_train" in got["objectives.0.metric"]
+    assert load_space(SPACES / "vit_22b_h100.yaml").kind == "vit_train"
 
 @pytest.mark.parametrize("name", ["llama3_70b_serving_h100", "llama3_70b_serving_h200", "dlrm_a_zionex",
                                   "dlrm_a_p4d"])
