@@ -67,13 +67,13 @@ def test_shipped_space_loads(path):
     assert space.source_path == str(path)
     assert space.source_text == path.read_text()
     assert space.gpu_counts() == sorted(space.gpu_counts()) and space.gpu_counts()
-    if space.kind == "llm_train":
+    if space.kind in ("llm_train", "vit_train"):
         assert space.global_batches() and all(b >= 1 for b in space.global_batches())
     assert space.objectives and all(m in METRICS_BY_KIND[space.kind] for m, _ in space.objectives)
     n = space.gpu_counts()[0]
     assert space.scenario(n).cluster.num_gpus == n
     cols = space.base_columns(n)
-    required = {"llm_train": REQUIRED, "llm_inference": REQUIRED + INFERENCE_REQUIRED,
+    required = {"llm_train": REQUIRED, "vit_train": REQUIRED, "llm_inference": REQUIRED + INFERENCE_REQUIRED,
                 "dlrm_train": DLRM_REQUIRED}[space.kind]
     assert set(required) <= set(cols)
     assert cols["num_gpus"] == n
