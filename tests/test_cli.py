@@ -84,7 +84,8 @@ def test_evaluate_json_has_every_key_with_finite_numbers():
     assert parts == pytest.approx(data["iteration_time_s"], rel=1e-9)
 
 
-@pytest.mark.parametrize("name", ["llama2_70b_h100", "gpt3_175b_a100", "mixtral_8x7b_h100", "codesign_nvl72"])
+@pytest.mark.parametrize("name", ["llama2_70b_h100", "gpt3_175b_a100", "mixtral_8x7b_h100", "codesign_nvl72",
+                                  "vit_g14_a100"])
 def test_shipped_scenarios_are_feasible(name):
     result = run("evaluate", SCENARIOS / f"{name}.yaml", "--json")
     assert result.returncode == 0, result.stderr
