@@ -152,6 +152,16 @@ def test_calibration_keys_per_family():
     assert wl.dlrm_calibration("ampere")["dlrm_matmul"] is None  # ampere keeps its LLM GEMM figure
 
 
+def test_a_stated_gemm_efficiency_wins_over_the_dlrm_fit():
+    from dse.scenario import scenario_from_dict
+
+    v100 = small(cluster={"gpu": "V100-SXM-32GB"}, precision="fp16")
+    fitted = wl.scenario_columns(scenario_from_dict(v100))["eff_matmul"]
+    assert fitted == wl.dlrm_calibration("volta")["dlrm_matmul"]
+    stated = small(cluster={"gpu": "V100-SXM-32GB", "efficiency": {"matmul": 0.5}}, precision="fp16")
+    assert wl.scenario_columns(scenario_from_dict(stated))["eff_matmul"] == 0.5
+
+
 # ------------------------------------------------------------------------- the validation cases
 def test_shipped_dlrm_cases_evaluate():
     cases = dlrm_cases()

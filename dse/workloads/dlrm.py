@@ -96,9 +96,10 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
         "gpus_per_node": gpn,
         "eff_gather": cal["dlrm_gather"],
         # DLRM GEMM efficiency: the family's LLM figure unless the family has a DLRM fit (a
-        # family whose LLM figure was not fitted, e.g. volta); only for 16-bit GEMMs
+        # family whose LLM figure was not fitted, e.g. volta); only for 16-bit GEMMs, and never
+        # over a scenario's own cluster.efficiency.matmul
         **({"eff_matmul": cal["dlrm_matmul"]} if cal["dlrm_matmul"] is not None and s.precision in ("fp16", "bf16")
-           else {}),
+           and (cl.efficiency is None or cl.efficiency.matmul is None) else {}),
         "op_latency": cal["dlrm_op_latency_us"] * 1e-6,
         "step_overhead": cal["dlrm_step_overhead_us"] * 1e-6,
         "hybrid_zipf": cal["dlrm_hybrid_zipf"],
