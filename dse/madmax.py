@@ -49,7 +49,8 @@ task ``type``                     ``workload``: pretrain -> train, finetune -> f
 ``transformer_parallel`` (+deg)   ``parallel``: tp -> tp; ddp -> dp, zero 0; fsdp -> dp, zero 3;
 ``mlp_parallel`` (DLRM)           pp -> pp; innermost level first, as in dse
 ``emb_parallel`` (DLRM)           ``parallel.emb_sharding``: [mp] -> table, [ddp] ->
-                                  data_parallel, [ddp, mp] -> hier_auto
+                                  data_parallel, [ddp, mp] -> hier_auto, [mp, ddp] ->
+                                  node_sharded
 ``local_transformer_bs``          ``parallel.microbatch`` (LLM, ViT; DLRM: ``local_mlp_bs``);
                                   ``global_batch`` = microbatch x dp
 ``freeze_*``, ``min_frozen_layer``  ``finetune`` {freeze_embeddings, freeze_bottom_mlp,
@@ -880,13 +881,17 @@ def _emb_sharding(strats: list[str], src: _Sources, notes: _Notes) -> str:
         notes.add("emb_parallel [ddp] -> emb_sharding data_parallel: every table replicated, gradients all-reduced.")
         return "data_parallel"
     if strats == ["ddp", "mp"]:
-        notes.add("emb_parallel [ddp, mp] -> emb_sharding hier_auto: replicated inside a node, sharded across "
-                  "nodes with a hierarchical all-to-all (dse's hier_auto planner may also replicate small "
-                  "tables, which MAD-Max does not).")
+        notes.add("emb_parallel [ddp, mp] -> emb_sharding hier_auto: tables sharded across nodes with a "
+                  "hierarchical all-to-all; inside a node dse splits each table's rows over the GPUs (HugeCTR's "
+                  "hierarchical plan) where MAD-Max replicates it: the same cross-node traffic, 1/GPUs-per-node "
+                  "of the memory (dse's planner may also replicate small tables, which MAD-Max does not).")
         return "hier_auto"
-    raise single("emb_parallel", "dse cannot express embeddings sharded inside a node and replicated across "
-                 "nodes (its emb_sharding has no such plan); supported: [mp] (table), [ddp] (data_parallel), "
-                 "[ddp, mp] (hier_auto)", strats, src.task)
+    if strats == ["mp", "ddp"]:
+        notes.add("emb_parallel [mp, ddp] -> emb_sharding node_sharded: tables sharded inside a node, every node "
+                  "a replica (MAD-Max's 2D sharding); the touched rows' gradients are reduced across nodes.")
+        return "node_sharded"
+    raise single("emb_parallel", "unsupported embedding plan; supported: [mp] (table), [ddp] (data_parallel), "
+                 "[ddp, mp] (hier_auto), [mp, ddp] (node_sharded)", strats, src.task)
 
 
 # ------------------------------------------------------------------------------ fine-tuning

@@ -342,7 +342,7 @@ class ParallelSpec(Spec):
     microbatch: PositiveInt | None = None
     global_batch: PositiveInt | None = None
     emb_sharding: Literal["table", "row", "column", "table_row", "hybrid", "auto", "hier_auto",
-                          "data_parallel"] | None = None
+                          "node_sharded", "data_parallel"] | None = None
 
 
 class OverlapSpec(Spec):

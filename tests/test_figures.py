@@ -104,8 +104,9 @@ def test_fig2_has_an_llm_and_a_dlrm_a_panel(figures):
     done = dlrm[dlrm["time_days"].notna()]
     assert len(done) > 0 and done["samples_per_s"].gt(0).all()
     # every option scored every sharding x dense plan; the best is a sharding the cost model has
-    assert (dlrm["plans_scored"] == 6 * 4 * 2).all()
-    assert set(done["emb_sharding"]) <= {"table", "row", "table_row", "auto", "hier_auto", "data_parallel"}
+    assert (dlrm["plans_scored"] == 7 * 4 * 2).all()
+    assert set(done["emb_sharding"]) <= {"table", "row", "table_row", "auto", "hier_auto", "node_sharded",
+                                         "data_parallel"}
     # time = 1e12 samples / rate, cost = GPUs x hours x price
     seconds = 1e12 / done["samples_per_s"]
     assert (done["time_days"] * 86400 / seconds).round(9).eq(1).all()

@@ -313,11 +313,16 @@ def test_unsupported_llm_strategies(tmp_path, change, field, needle):
         assert "supported" in str(err)
 
 
-def test_unsupported_dlrm_embedding_plan_and_fp64(tmp_path):
+def test_two_level_embedding_plans_and_fp64(tmp_path):
     task = write_json(tmp_path / "task.json", {**load(DLRM_TRAIN), "emb_parallel": ["mp", "ddp"],
                                                "emb_parallel_degree": [8, 16]})
-    with pytest.raises(InputError, match="sharded inside a node and replicated across nodes"):
-        import_madmax(DLRM_A_SMALL, ZIONEX_128, task)
+    scenario, notes = import_madmax(DLRM_A_SMALL, ZIONEX_128, task)  # MAD-Max's 2D sharding
+    assert scenario["parallel"]["emb_sharding"] == "node_sharded"
+    assert any("sharded inside a node, every node a replica" in n for n in notes)
+    bad = write_json(tmp_path / "bad.json", {**load(DLRM_TRAIN), "emb_parallel": ["mp", "mp"],
+                                             "emb_parallel_degree": [8, 16]})
+    with pytest.raises(InputError, match=r"\[mp, ddp\] \(node_sharded\)"):
+        import_madmax(DLRM_A_SMALL, ZIONEX_128, bad)
     model = write_json(tmp_path / "fp64.json", {**load(LLAMA7B), "bytes_per_nonemb_param": 8})
     with pytest.raises(InputError, match="no FP64 precision") as info:
         import_madmax(model, ZIONEX_128, LLM_TRAIN)

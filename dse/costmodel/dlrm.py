@@ -33,8 +33,12 @@ step, with b samples per GPU, n GPUs and B = b*n:
   frequent categories from a replica (their gradients all-reduced) and all-to-alls the rest;
   ``auto`` replicates tables whose dense gradient all-reduce is cheaper than the all-to-all it
   saves (R <= b*act/grad bytes), splits tables hotter than a GPU's fair share column-wise and
-  places the rest table-wise; ``hier_auto`` plans inside a node and replicates across nodes
-  (MAD-Max's 2D sharding), reducing the touched rows' gradients across nodes. The hybrid
+  places the rest table-wise; ``hier_auto`` is HugeCTR's hierarchical plan (its MLPerf DLRM-DCNv2
+  planner): the same replication, the rest planned table-wise over *nodes* (a node's memory is its
+  GPUs'), each node's tables row-split over its GPUs as in ``table_row``, so a sample's pooled
+  vectors are reduce-scattered inside the node and cross nodes in one all-to-all between
+  same-rank GPUs; ``node_sharded`` plans inside a node and replicates across nodes (MAD-Max's 2D
+  sharding), reducing the touched rows' gradients across nodes. The hybrid
   frequent set is HugeCTR's own trade-off: per configuration, the popularity threshold that
   minimises all-to-all + all-reduce + update time, with category popularity Zipf(``hybrid_zipf``).
 * the table-wise planner (:func:`plan_tables`) is greedy longest-processing-time on the lookup +
@@ -72,7 +76,7 @@ from .training import two_stream_layer
 
 #: emb_sharding codes (``parallel.emb_sharding``).
 SHARDING = {"table": 0, "row": 1, "column": 2, "table_row": 3, "hybrid": 4, "auto": 5,
-            "hier_auto": 6, "data_parallel": 7}
+            "hier_auto": 6, "data_parallel": 7, "node_sharded": 8}
 SHARDING_NAMES = {v: k for k, v in SHARDING.items()}
 #: Embedding / dense optimizer codes.
 OPTIMIZER = {"sgd": 0, "adagrad": 1, "rowwise_adagrad": 2, "adam": 3}
@@ -80,7 +84,9 @@ OPTIMIZER = {"sgd": 0, "adagrad": 1, "rowwise_adagrad": 2, "adam": 3}
 INTERACTION = {"concat": 0, "dot": 1, "dcnv2": 2}
 
 #: Shardings placed by the table planner (cost-balanced, or memory-balanced when asked or needed).
-PLANNED = [0, 2, 3, 5, 6]  # table, column, table_row, auto, hier_auto
+PLANNED = [0, 2, 3, 5, 6, 8]  # table, column, table_row, auto, hier_auto, node_sharded
+#: Shardings that need whole nodes (num_gpus a multiple of gpus_per_node).
+NODE_PLANS = [3, 6, 8]  # table_row, hier_auto, node_sharded
 
 #: Bits of ``infeasible_mask``.
 OUT_OF_MEMORY = 1 << 0
@@ -653,29 +659,34 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
         out["max_shard_table"][idx] = tshard
         out["plan_memory_balanced"][idx] = st["plan"]
 
-    # ------------------------------------------------------------ auto / hier_auto (HugeCTR planner)
-    for name in ("auto", "hier_auto"):
+    # ------------------------------------------------------------ auto / hier_auto / node_sharded
+    for name in ("auto", "hier_auto", "node_sharded"):
         m = code == SHARDING[name]
         if not m.any():
             continue
-        hier = name == "hier_auto"
-        group = np.where(hier, gpn, n)  # GPUs the sharded tables are spread over
+        hier = name == "node_sharded"  # planned inside a node, nodes are replicas
+        nodewise = name == "hier_auto"  # planned over nodes, row-split inside each
+        # bins the model-parallel tables are planned over: all GPUs, a node's GPUs, or the nodes
+        group = np.where(hier, gpn, np.where(nodewise, np.maximum(np.floor(n / gpn), 1.0), n))
         # replicated: the tables with rows <= b * act / grad_bytes (all of them on a 1-GPU group),
         # i.e. the first ``k`` tables in increasing rows
         sorted_rows = np.sort(rows)
         k_rep = np.searchsorted(sorted_rows, b * act / c["grad_bytes"], side="right").astype(np.float64)
-        k_rep = np.where(group <= 1.0, float(T), k_rep)
+        k_rep = np.where((group <= 1.0) & ~(nodewise & (n > 1.0)), float(T), k_rep)
         idx_m = np.flatnonzero(m)
-        key = np.stack([group[idx_m], n[idx_m], k_rep[idx_m]], axis=1)
+        key = np.stack([group[idx_m], n[idx_m], k_rep[idx_m], gpn[idx_m]], axis=1)
         uniq, inverse = np.unique(key, axis=0, return_inverse=True)
         for j, row in enumerate(uniq):  # distinct (group, GPUs, replicated set), not configurations
-            gv, nv, kr = float(row[0]), float(row[1]), int(row[2])
+            gv, nv, kr, per_node = float(row[0]), float(row[1]), int(row[2]), float(row[3])
             members = idx_m[inverse.reshape(-1) == j]
             r = np.zeros(T, dtype=bool)
             r[np.argsort(rows, kind="stable")[:kr]] = True
             sub = np.zeros(N, dtype=bool)
             sub[members] = True
-            Bg = b * gv  # samples whose lookups the group serves
+            # samples whose lookups a bin serves: the group's (auto, node_sharded) or, planned
+            # over nodes, every sample of the job; a node's work is then split over its GPUs
+            Bg = b * nv if nodewise else b * gv
+            split = per_node if nodewise else 1.0
             tw = np.flatnonzero(~r)  # model-parallel tables (hot ones split column-wise)
             repl = np.flatnonzero(r)
             bi = b[members]
@@ -690,25 +701,38 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
             a2a = np.zeros(len(members))
             mshard, tshard = float(sizes[repl].max(initial=0.0)), int(np.argmax(sizes))
             plan = np.zeros(len(members))
+            out_el = bi * dim.sum()
             if len(tw):
                 _, st, mshard, tshard = tablewise(sub, tw, gv, Bg, False, split_hot=True)
-                look = look + st["lookups"]
-                gath = gath + st["gather_elems"]
-                uniq = uniq + st["uniq_elems"]
-                urows = urows + st["uniq_rows"]
-                mem = mem + st["mem_elems"]
-                mrows = mrows + st["mem_rows"]
-                a2a = np.maximum(st["max_out"], bi * dim[tw].sum())
+                look = look + st["lookups"] / split
+                gath = gath + st["gather_elems"] / split
+                uniq = uniq + st["uniq_elems"] / split
+                urows = urows + st["uniq_rows"] / split
+                mem = mem + st["mem_elems"] / split
+                mrows = mrows + st["mem_rows"] / split
+                mshard = mshard / split
                 plan = st["plan"]
+                if nodewise:
+                    # row-split inside the node: partial sums of the node's tables for every
+                    # sample, reduce-scattered over its GPUs, then one all-to-all across nodes
+                    # between same-rank GPUs (as table_row)
+                    out_el = bi * dim[repl].sum() + st["max_out"]
+                    out["rs_elems"][members] = st["max_out"]
+                    out["rs_group"][members] = per_node
+                    out["a2a2_elems"][members] = np.maximum(st["max_out"] / per_node, bi * dim[tw].sum())
+                    out["a2a2_group"][members] = gv
+                    out["a2a2_stride"][members] = per_node
+                else:
+                    a2a = np.maximum(st["max_out"], bi * dim[tw].sum())
             out["lookups"][members] = look
             out["gather_elems"][members] = gath
-            out["out_elems"][members] = bi * dim.sum()
+            out["out_elems"][members] = out_el
             out["uniq_elems"][members] = uniq
             out["uniq_rows"][members] = urows
             out["mem_elems"][members] = mem
             out["mem_rows"][members] = mrows
             out["a2a_elems"][members] = a2a
-            out["a2a_group"][members] = gv
+            out["a2a_group"][members] = 1.0 if nodewise else gv
             out["rep_elems"][members] = sizes[repl].sum()
             out["replicated_tables"][members] = float(len(repl))
             out["max_shard_elems"][members] = mshard
@@ -1009,7 +1033,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     flag(np.abs(c["global_batch"] - B) > 0.5, BATCH_GPUS)
     flag(np.mod(n, tp) != 0, GPUS_TP)
     flag(moe & ((np.mod(E, ep) != 0) | (np.mod(n, ep) != 0)), EXPERTS_EP)
-    hier_codes = np.isin(np.round(c["emb_sharding"]), [SHARDING["table_row"], SHARDING["hier_auto"]])
+    hier_codes = np.isin(np.round(c["emb_sharding"]), NODE_PLANS)
     flag(hier_codes & (np.mod(n, np.maximum(np.round(c["gpus_per_node"]), 1.0)) != 0), NODES)
     flag((np.round(c["emb_sharding"]) == SHARDING["hybrid"]) & bool(np.any(model["pooling"] > 1.0)), HYBRID_MULTIHOT)
 

@@ -192,9 +192,9 @@ def dlrm_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     divides num_gpus), dp = num_gpus / tp, zero (0 or 3), microbatch (samples per GPU) and
     global_batch = microbatch * num_gpus (with ``global_batch.samples`` only the listed ones, so
     microbatch = samples / num_gpus must be whole), num_gpus. Hierarchical shardings (table_row,
-    hier_auto) need whole nodes: num_gpus a multiple of the GPUs per node.
+    hier_auto, node_sharded) need whole nodes: num_gpus a multiple of the GPUs per node.
     """
-    from ..costmodel.dlrm import PLANNED, SHARDING
+    from ..costmodel.dlrm import NODE_PLANS, PLANNED, SHARDING
     from ..workloads.dlrm import scenario_columns
 
     from .space import EMB_PLANNERS
@@ -203,7 +203,7 @@ def dlrm_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     par = space.spec.parallel
     gpn = int(scenario_columns(space.scenario(n_gpus))["gpus_per_node"])
     shardings = sorted(SHARDING[s] for s in set(par.emb_sharding)
-                       if s not in ("table_row", "hier_auto") or n_gpus % gpn == 0)
+                       if SHARDING[s] not in NODE_PLANS or n_gpus % gpn == 0)
     planners = [EMB_PLANNERS[p] for p in dict.fromkeys(par.emb_planner)]
     rows: dict[str, np.ndarray] = {"emb_sharding": np.asarray(shardings, dtype=np.int64)}
     rows = _cross(rows, "emb_planner", sorted(planners))

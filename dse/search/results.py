@@ -50,7 +50,7 @@ RECORD_METRICS = (
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 #: DLRM embedding sharding codes (dse.costmodel.dlrm.SHARDING) and table planners.
 SHARDING_NAMES = {0: "table", 1: "row", 2: "column", 3: "table_row", 4: "hybrid", 5: "auto", 6: "hier_auto",
-                  7: "data_parallel"}
+                  7: "data_parallel", 8: "node_sharded"}
 PLANNER_NAMES = {0: "cost", 1: "memory"}
 GIB = 2.0**30
 

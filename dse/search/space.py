@@ -242,19 +242,20 @@ class ServingParallelSpace(Spec):
 
 
 #: Embedding sharding plans (:data:`dse.costmodel.dlrm.SHARDING`).
-EMB_SHARDINGS = ("table", "row", "column", "table_row", "hybrid", "auto", "hier_auto", "data_parallel")
+EMB_SHARDINGS = ("table", "row", "column", "table_row", "hybrid", "auto", "hier_auto", "node_sharded",
+                 "data_parallel")
 #: Embedding table placement: cost-balanced (0) or memory-balanced (1) greedy planner.
 EMB_PLANNERS = {"cost": 0, "memory": 1}
 
 
 class DLRMParallelSpace(Spec):
     """DLRM plans (kinds dlrm_train, dlrm_inference): the embedding sharding, the table planner
-    (it matters for table, column, table_row, auto and hier_auto only), the MLPs' tensor-parallel
+    (it matters for table, column, table_row, auto, hier_auto and node_sharded only), the MLPs' tensor-parallel
     degree and ``zero`` (0: data parallel, 3: FSDP), and the samples per GPU per step
     (``microbatch``; DLRM steps have no gradient accumulation: global batch = microbatch x GPUs)."""
 
     emb_sharding: Annotated[list[Literal[EMB_SHARDINGS]], Field(min_length=1)] = [  # type: ignore[valid-type]
-        "table", "row", "column", "table_row", "auto", "hier_auto", "data_parallel"]
+        "table", "row", "column", "table_row", "auto", "hier_auto", "node_sharded", "data_parallel"]
     emb_planner: Annotated[list[Literal["cost", "memory"]], Field(min_length=1)] = ["cost"]
     tp: Degrees = [1]
     zero: Annotated[list[Literal[0, 3]], Field(min_length=1)] = [0]

@@ -55,7 +55,7 @@ EMB_BYTES = {"fp32": 4.0, "fp16": 2.0}
 #: ``emb_planner`` codes of ``training.dlrm.emb_placement``.
 EMB_PLACEMENT = {"cost_balanced": 0.0, "memory_balanced": 1.0}
 #: Candidates scored when ``emb_sharding`` is not stated.
-CANDIDATES = ("table", "column", "row", "table_row", "auto", "hier_auto", "data_parallel", "hybrid")
+CANDIDATES = ("table", "column", "row", "table_row", "auto", "hier_auto", "node_sharded", "data_parallel", "hybrid")
 
 
 def model_constants(m: DLRMSpec) -> dict:

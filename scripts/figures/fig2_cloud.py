@@ -33,7 +33,8 @@ as its bytes_per_emb_param says; ten 3994-wide bottom and top layers), imported 
 tensor cores) on the same instances. As in MAD-Max (and ``scripts/calibrate_dlrm.py --madmax``)
 the top MLP reads no feature interaction (``interaction: concat``: square mlp_dim layers). Every
 (instance, GPU count) scores all the embedding shardings the DLRM cost model supports
-(table-wise, row-wise, table-row-wise, HugeCTR-style auto and hierarchical auto, replicated;
+(table-wise, row-wise, table-row-wise, HugeCTR-style auto and hierarchical auto, MAD-Max's
+node-sharded 2D plan, replicated;
 not hybrid, which needs one-hot tables, nor column-wise: with 4,096 identical tables the
 table-wise plan is already even on every GPU count here, and column slicing multiplies the shards
 by 23, was 0.2% or more slower than table-wise on every instance at 64, 512 and 2,048 GPUs, and

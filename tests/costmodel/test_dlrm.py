@@ -132,6 +132,28 @@ def test_row_wise_reduce_scatters_partial_sums_of_all_samples():
     assert out["emb_a2a_bytes_per_gpu"] == 0.0
 
 
+def test_hier_auto_plans_over_nodes_and_row_splits_inside_them():
+    """HugeCTR's hierarchical plan: big tables placed over nodes (a node's memory is its GPUs'),
+    each node's tables split by rows over its GPUs, nothing reduced across nodes; MAD-Max's 2D plan
+    (node_sharded) is the transpose: every node holds all the tables, sharded over its GPUs, and
+    the touched rows' gradients are reduced across nodes."""
+    m = cm.model_constants([(40_000_000, 128, 4.0)] * 8, 13, [128], [256, 1])  # big, none replicated
+    n, gpn, b = 32, 8, 1024
+    hier = run(m, plan(n=n, b=b, sharding="hier_auto", emb_bytes=4.0))
+    node = run(m, plan(n=n, b=b, sharding="node_sharded", emb_bytes=4.0))
+    total = 8 * 40_000_000 * 128 * 4.0
+    # 8 tables over 4 nodes: 2 a node, split over its 8 GPUs -> 1/32 of the bytes per GPU
+    assert hier["emb_table_bytes_per_gpu"] == pytest.approx(total / n, rel=1e-9)
+    # node_sharded: every node holds all 8 tables over its 8 GPUs -> 1/8 of the bytes per GPU
+    assert node["emb_table_bytes_per_gpu"] == pytest.approx(total / gpn, rel=1e-9)
+    # inside the node: partial sums of the node's 2 tables for every sample of the job
+    assert hier["emb_rs_bytes_per_gpu"] == pytest.approx(b * n * 2 * 128 * 4.0, rel=1e-9)
+    assert hier["emb_allreduce_s"] == 0.0 and node["emb_allreduce_s"] > 0.0
+    assert hier["iteration_time_s"] < node["iteration_time_s"]
+    # lookups: a node serves all samples for its 2 tables, its GPUs a row slice each
+    assert hier["emb_lookups_per_gpu"] == pytest.approx(b * n * 2 * 4.0 / gpn, rel=1e-9)
+
+
 # ------------------------------------------------------------------------- planner
 @pytest.mark.parametrize("seed", range(8))
 def test_greedy_planner_is_within_lpt_bound(seed):
@@ -170,6 +192,7 @@ def test_vectorized_equals_one_at_a_time():
     configs = [plan(n=n, b=b, sharding=s, emb_bytes=eb)
                for n, b, s, eb in [(8, 4096, "table", 4.0), (16, 2048, "hybrid", 2.0), (4, 1024, "row", 4.0),
                                    (32, 512, "auto", 2.0), (64, 256, "hier_auto", 2.0), (8, 256, "column", 4.0),
+                                   (64, 256, "node_sharded", 2.0),
                                    (16, 1024, "table_row", 4.0), (8, 64, "data_parallel", 2.0)]]
     batch = {k: np.array([c[k] for c in configs]) for k in configs[0]}
     together = cm.evaluate_dlrm(m, batch)
@@ -251,7 +274,8 @@ MODELS = {"dot": mlperf_model(), "dcnv2": mlperf_model(pooling=3.0, interaction=
 def configs(draw):
     n = draw(st.sampled_from([1, 2, 4, 8, 16, 32, 64]))
     b = draw(st.sampled_from([64, 512, 2048, 8192]))
-    shard = draw(st.sampled_from(["table", "row", "column", "table_row", "auto", "hier_auto", "data_parallel"]))
+    shard = draw(st.sampled_from(["table", "row", "column", "table_row", "auto", "hier_auto", "node_sharded",
+                                  "data_parallel"]))
     return plan(
         n=n, b=b, sharding=shard,
         hbm_bw=draw(st.floats(0.5e12, 8e12)), hbm_bytes=draw(st.floats(16 * GIB, 192 * GIB)),

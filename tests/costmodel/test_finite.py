@@ -686,11 +686,11 @@ def dlrm_scenario(draw):
         model["moe"] = {"experts": 8, "top_k": 2}
     elif variant == "transformer":
         model["transformer"] = {"layers": 2, "heads": 4, "hidden": 128, "ffn_hidden": 512, "seq_len": len(tables)}
-    shardings = [None, "table", "row", "column", "table_row", "auto", "hier_auto", "data_parallel"]
+    shardings = [None, "table", "row", "column", "table_row", "auto", "hier_auto", "node_sharded", "data_parallel"]
     if one_hot:
         shardings.append("hybrid")
     if n % gpn:
-        shardings = [s for s in shardings if s not in ("table_row", "hier_auto")]
+        shardings = [s for s in shardings if s not in ("table_row", "hier_auto", "node_sharded")]
     mb = draw(st.sampled_from([1, 512, 65536]))
     return {"workload": draw(st.sampled_from(["train", "inference"])), "model": model,
             "precision": draw(st.sampled_from(precisions(gpu, ["fp16", "bf16", "tf32", "fp32"]))),

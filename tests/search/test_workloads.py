@@ -63,7 +63,8 @@ DLRM = {
         "cluster": {"gpu": "A100-SXM-80GB"},
     },
     "gpus": [8, 12, 16, 32],
-    "parallel": {"emb_sharding": ["table", "row", "column", "table_row", "auto", "hier_auto", "data_parallel"],
+    "parallel": {"emb_sharding": ["table", "row", "column", "table_row", "auto", "hier_auto", "node_sharded",
+                                  "data_parallel"],
                  "emb_planner": ["cost", "memory"], "tp": [1, 2, 4, 8], "zero": [0, 3],
                  "microbatch": [256, 1024, 4096]},
     "hardware": {"scaleout_gbitps": {"values": [100, 400]}},
@@ -147,7 +148,7 @@ def test_dlrm_grid_plans_divide_and_the_cost_model_agrees():
         np.testing.assert_array_equal(g["tp"] * g["dp"], float(n))
         np.testing.assert_array_equal(g["global_batch"], g["microbatch"] * n)
         assert (n % g["tp"] == 0).all() and set(g["zero"]) <= {0.0, 3.0}
-        hier = np.isin(g["emb_sharding"], [cm.SHARDING["table_row"], cm.SHARDING["hier_auto"]])
+        hier = np.isin(g["emb_sharding"], cm.NODE_PLANS)
         assert not hier.any() if n % 8 else hier.any()  # 12 GPUs are not whole nodes
         # the planner choice only for the shardings it places: no duplicate plans
         unplanned = ~np.isin(g["emb_sharding"], cm.PLANNED)
