@@ -80,6 +80,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "grad_reduce_bytes": float(tr.grad_reduce_bytes),
         "optimizer_bytes": 12.0 if tr.optimizer_moments == "fp32" else 8.0,
         "fp8_up_cache": float(tr.fp8_activation_cache),
+        "fp8_params": float(tr.fp8_params),
         "flash_attention": float(tr.flash_attention),
         "moe_dedup": float(tr.moe_dispatcher == "deepep"),
         "rc_core_attn": float("core_attn" in tr.recompute_modules),

@@ -396,6 +396,10 @@ class TrainingSpec(Spec):
     optimizer_moments: Literal["fp32", "bf16"] = "fp32"
     #: keep the FFN up-projection outputs (the SwiGLU inputs) in FP8 for backward (DeepSeek-V3)
     fp8_activation_cache: bool = False
+    #: FP8 runs hold the model weights in FP8 only, gathered in FP8 under FSDP (Transformer
+    #: Engine's fp8_model_params, NeMo's fp8_params); the 16-bit compute copy is not kept (the
+    #: optimizer's fp32 master copy still is, for trainable weights)
+    fp8_params: bool = False
     recompute_modules: Annotated[
         list[Literal["core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe"]], Field(min_length=1)
     ] = ["core_attn"]

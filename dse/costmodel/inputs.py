@@ -103,6 +103,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "grad_reduce_bytes": (2.0, "bytes per gradient element communicated"),
     "optimizer_bytes": (12.0, "optimizer bytes per parameter (Adam: fp32 master, m, v)"),
     "fp8_up_cache": (0.0, "1 if FFN up-projection outputs (the activation's inputs) are stored in FP8"),
+    "fp8_params": (0.0, "1 if FP8 runs hold the weights in FP8 only (no 16-bit compute copy; FSDP "
+                        "gathers FP8)"),
     "flash_attention": (1.0, "1 for a fused (flash) attention kernel"),
     "moe_dedup": (0.0, "1 if routed tokens cross the network once per destination NVLink domain and "
                        "are forwarded over NVLink there (DeepEP); 0: one copy per routed expert (all-to-all)"),

@@ -115,3 +115,37 @@ def selective_savings(T, c, t, rep_div, ep_tokens_factor):
     dense_saved = np.where(on, 2.0 * norm + mla + mlp, 0.0)
     moe_saved = np.where(on, norm + mla + moe, 0.0)  # the FFN norm output feeds the dispatched copies
     return dense_saved, moe_saved
+
+
+def frozen_input_savings(T, c, t, rep_div, ep_tokens_factor):
+    """Bytes one dense and one MoE layer need not keep when their base weights are frozen:
+    ``(frozen_dense, frozen_moe, lora_dense, lora_moe)``.
+
+    A linear layer's input is read in backward only by its weight gradient (the data gradient
+    needs the weight), so a frozen layer does not save it (autograd and Transformer Engine keep
+    only what a gradient that is needed reads). Frozen: the QKV, output-projection, FFN and
+    down-projection inputs (for a MoE layer the routed copies' expert inputs and the experts'
+    activation outputs) are dropped. LoRA: the same, except the inputs of the adapted matrices
+    (the adapter's A reads them), plus each adapter's rank-r intermediate (B reads it). Inputs
+    that selective recompute already drops (``rc_norm``, ``rc_mlp``, ``rc_moe``, ``rc_moe_act``)
+    are not counted twice; full recompute keeps only layer inputs and saves nothing here.
+    """
+    h, a, act = c["hidden"], c["heads"], c["act_bytes"]
+    mm_in = _matmul_input_bytes(c)
+    sel = c["recompute"] == 1
+    norm_kept = 1.0 - sel * c["rc_norm"]
+    out_width = np.where(c.get("mla_kv_rank", 0.0) > 0, a * c.get("mla_v_dim", 0.0), a * c["head_dim"])
+    qkv_in = norm_kept * T * h * mm_in / rep_div
+    out_in = T * out_width * mm_in / t
+    ffn_in = norm_kept * T * h * mm_in / rep_div
+    down_in = (1.0 - sel * c["rc_mlp"]) * T * c["ffn_hidden"] * mm_in / t
+    routed = T * ep_tokens_factor
+    expert_in = (1.0 - sel * c["rc_moe"]) * routed * h * mm_in / rep_div
+    expert_act = (1.0 - sel * np.maximum(c["rc_moe"], c["rc_moe_act"])) * routed * c["expert_ffn_hidden"] * mm_in / t
+    lq, lo, lf = c["lora_qkv"], c["lora_out"], c["lora_ffn"]
+    adapters = T * c["lora_rank"] * act * (lq + lo + 2.0 * lf)  # x A of each adapter (B's input)
+    frozen_dense = qkv_in + out_in + ffn_in + down_in
+    frozen_moe = qkv_in + out_in + expert_in + expert_act
+    lora_dense = (1.0 - lq) * qkv_in + (1.0 - lo) * out_in + (1.0 - lf) * (ffn_in + down_in) - adapters
+    lora_moe = (1.0 - lq) * qkv_in + (1.0 - lo) * out_in + (1.0 - lf) * (expert_in + expert_act) - adapters
+    return frozen_dense, frozen_moe, lora_dense, lora_moe

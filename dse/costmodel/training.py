@@ -47,7 +47,7 @@ from . import collectives as coll
 from .flops import (attention_core_flops_per_key, attention_span, is_mla, layer_params, mla_projection_shapes,
                     model_flops_per_token, model_params, recompute_flops_per_token)
 from .inputs import broadcast_columns
-from .memory import layer_activation_bytes, selective_savings
+from .memory import frozen_input_savings, layer_activation_bytes, selective_savings
 
 #: Configurations scored per inner call; keeps temporaries in cache.
 CHUNK = 1 << 14
@@ -355,12 +355,15 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         replicated = down[0] * down[1] + c["mla_q_rank"] + c["mla_kv_rank"]
         p_layer_rep = p_layer_rep + np.where(mla, replicated * (1.0 - 1.0 / t), 0.0)
     p_layer_exp = moe_frac * p_moe_experts / (t * ep)  # reduced over edp
-    wbytes = act + fp8  # compute copy (+ an FP8 copy)
+    # a 16-bit compute copy and an FP8 copy, or (fp8_params) the FP8 weights alone
+    fp8_only = (c["fp8_params"] > 0) & fp8
+    wbytes = np.where(fp8_only, 1.0, act + c["fp8"])
+    gather_bytes = np.where(fp8_only, 1.0, act)  # what FSDP all-gathers per weight
 
     # FSDP / ZeRO-3: gather each layer's weights forward and backward, reduce-scatter grads
     z3 = zero >= 3
-    ag_layer = coll.allgather_time(p_layer_rep * act, sg, t, net) + coll.allgather_time(
-        p_layer_exp * act, esg, t * ep, net
+    ag_layer = coll.allgather_time(p_layer_rep * gather_bytes, sg, t, net) + coll.allgather_time(
+        p_layer_exp * gather_bytes, esg, t * ep, net
     )
     rs_layer = coll.allgather_time(p_layer_rep * c["grad_reduce_bytes"], sg, t, net) + coll.allgather_time(
         p_layer_exp * c["grad_reduce_bytes"], esg, t * ep, net
@@ -445,8 +448,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     rs = coll.allgather_time(p_stage_rep * grb, sg, t, net) + coll.allgather_time(
         p_stage_exp * grb, esg, t * ep, net
     )
-    ag = coll.allgather_time(p_stage_rep * act, sg, t, net) + coll.allgather_time(
-        p_stage_exp * act, esg, t * ep, net
+    ag = coll.allgather_time(p_stage_rep * gather_bytes, sg, t, net) + coll.allgather_time(
+        p_stage_exp * gather_bytes, esg, t * ep, net
     )
     # hybrid sharding: each replica group all-reduces its 1/sg gradient shard once per step
     shard_ar = np.where(rg > 1, coll.allreduce_time(p_stage_rep * grb / sg, rg, t * sg, net), 0.0) + np.where(
@@ -501,18 +504,26 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     saved_dense, saved_moe = selective_savings(T, c, t, rep_div, c["top_k"])
     act_dense, act_moe = act_dense - saved_dense, act_moe - saved_moe
     act_layer = dense_frac * act_dense + moe_frac * act_moe
+    # frozen base weights keep no inputs of their linear layers (LoRA: but the adapted ones')
+    fz_dense, fz_moe, lo_dense, lo_moe = frozen_input_savings(T, c, t, rep_div, c["top_k"])
+    act_frozen = act_layer - (dense_frac * fz_dense + moe_frac * fz_moe)
+    act_trainable = act_layer - np.where(lora, dense_frac * lo_dense + moe_frac * lo_moe, 0.0)
     layer_input = T * h * act / rep_div
-    stored = np.where(recompute == 2, layer_input, act_layer)
+    stored = np.where(recompute == 2, layer_input, act_trainable)
+    stored_frozen = np.where(recompute == 2, layer_input, act_frozen)
     # one layer re-materialised in backward (its input is already among the stored checkpoints)
     working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0),
                        np.maximum(saved_dense, saved_moe))  # selective: one layer's recomputed modules
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
-    # layers that run forward only (frozen, nothing trainable below) keep no activations
-    kept_first = L_hi - np.where(no_flow, f_first, 0.0)
-    kept_last = L_lo - np.where(no_flow, f_last, 0.0)
-    act_first = kept_first * stored * in_flight + working + T * h * act
+    # layers that run forward only (frozen, nothing trainable below) keep no activations; frozen
+    # layers that run backward keep what their data gradients read
+    fz_first = np.where(no_flow, 0.0, np.minimum(f_first, L_hi))
+    fz_last = np.where(no_flow, 0.0, np.minimum(f_last, L_lo))
+    kept_first = (L_hi - np.minimum(f_first, L_hi)) * stored + fz_first * stored_frozen
+    kept_last = (L_lo - np.minimum(f_last, L_lo)) * stored + fz_last * stored_frozen
+    act_first = kept_first * in_flight + working + T * h * act
     logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
-    act_last = kept_last * stored + working + logits
+    act_last = kept_last + working + logits
     act_first = act_first + np.where(pp > 1, 0.0, logits)
 
     buffers = (

@@ -56,3 +56,41 @@ def test_lora_trains_adapters_only():
     bigger = run(lora={"rank": 256, "targets": ["qkv", "out", "ffn"]})
     assert bigger["memory_optimizer_bytes"] > lora["memory_optimizer_bytes"]
     assert np.isfinite(list(bigger.values())).all()
+
+
+def test_frozen_linear_layers_keep_no_inputs_by_hand():
+    """Llama-2-70B, TP 4 with sequence parallelism (the default), 4,096 tokens, bf16: a frozen layer
+    drops the inputs of its four linear layers; LoRA on qkv and out keeps those two and adds the
+    rank-16 intermediates."""
+    full, lora = run(), run(lora={"rank": 16})
+    frozen = run(frozen_layers=80)  # embeddings trainable: gradients flow through every layer
+    T, h, f, a, d, t, L = 4096, 8192, 28672, 64, 128, 4, 20  # 80 layers over pp 4
+    in_flight = 4  # min(microbatches, pp) with 1F1B on the first stage
+    qkv_in = ffn_in = T * h * 2.0 / t  # scattered over the TP ranks by sequence parallelism
+    out_in, down_in = T * a * d * 2.0 / t, T * f * 2.0 / t
+    per_layer_frozen = qkv_in + out_in + ffn_in + down_in
+    per_layer_lora = ffn_in + down_in - T * 16 * 2.0 * 2  # two adapters' x A intermediates kept
+    drop = full["memory_activations_bytes"] - frozen["memory_activations_bytes"]
+    assert drop == pytest.approx(L * in_flight * per_layer_frozen, rel=1e-9)
+    assert full["memory_activations_bytes"] - lora["memory_activations_bytes"] == pytest.approx(
+        L * in_flight * per_layer_lora, rel=1e-9)
+    # full recompute keeps only the layer inputs: nothing more to drop
+    rc = {**BASE["parallel"], "recompute": "full"}
+    cols = lambda ft: scenario_columns(dse.load_scenario({**BASE, "parallel": rc, **ft}))  # noqa: E731
+    a_full = float(evaluate_training(cols({}))["memory_activations_bytes"][0])
+    a_lora = float(evaluate_training(cols({"finetune": {"lora": {"rank": 16}}}))["memory_activations_bytes"][0])
+    assert a_lora == pytest.approx(a_full, rel=1e-12)
+
+
+def test_fp8_params_hold_one_byte_per_weight():
+    base = {**BASE, "precision": "fp8", "workload": "train"}
+    two = scenario_columns(dse.load_scenario(base))
+    one = scenario_columns(dse.load_scenario({**base, "training": {"fp8_params": True}}))
+    w2 = float(evaluate_training(two)["memory_weights_bytes"][0])
+    w1 = float(evaluate_training(one)["memory_weights_bytes"][0])
+    assert w1 == pytest.approx(w2 / 3.0, rel=1e-12)  # FP8 alone instead of bf16 + FP8 copies
+    # in bf16 the switch changes nothing
+    bf = scenario_columns(dse.load_scenario({**BASE, "workload": "train", "training": {"fp8_params": True}}))
+    ref = scenario_columns(dse.load_scenario({**BASE, "workload": "train"}))
+    assert float(evaluate_training(bf)["memory_per_gpu_bytes"][0]) == float(
+        evaluate_training(ref)["memory_per_gpu_bytes"][0])

@@ -188,7 +188,7 @@ def llm_train_row(draw, vit: bool = False):
         **{f"overlap_{k}": float(draw(st.booleans())) for k in ("dp", "fsdp", "tp", "ep", "cp", "pp")},
         # selective recompute modules, DeepEP-style dispatch, cross-microbatch all-to-all overlap
         **{k: float(draw(st.booleans())) for k in ("rc_core_attn", "rc_norm", "rc_mla_up", "rc_moe_act", "rc_mlp",
-                                                   "rc_moe", "moe_dedup", "ep_cross_overlap")},
+                                                   "rc_moe", "moe_dedup", "ep_cross_overlap", "fp8_params")},
     })
     row["peak_flops_16"] = peak16
     if draw(st.booleans()):  # fine-tuning: frozen bottom layers, frozen embeddings, LoRA
