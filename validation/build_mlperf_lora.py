@@ -85,8 +85,8 @@ SUBMISSIONS = [
          tp_overlap=True, cfg="name", config=f"{NV}/nemo/config_DGXH100_8x8x1xtp4pp1cp2.sh", yaml=YAML40,
          runs=(0, 1, 2), per_run=[12.522, 12.53, 12.511], intervals=[4, 3, 2], logged=[12.54, 12.55, 12.52],
          ttt_min=[5.722, 5.053, 4.43],
-         extra=f"README-eos_n8_ngc24.04_nemo.md names config_DGXH100_8x8x1xtp4pp1cp2.sh, not stored (nor in "
-               f"v4.1): TP 4, CP 2, MINIBS 1 from its name -> GBS = 1 x 64/4/2 = 8, DP 8, one microbatch; "
+         extra="README-eos_n8_ngc24.04_nemo.md names config_DGXH100_8x8x1xtp4pp1cp2.sh, not stored (nor in "
+               "v4.1): TP 4, CP 2, MINIBS 1 from its name -> GBS = 1 x 64/4/2 = 8, DP 8, one microbatch; "
                "SP, FP8, FP8 DPA, TP overlap from config_common.sh. Evaluation takes ~8.5 s of every ~39 s."),
     dict(key="v4.0-nvidia-dgxh100-128x8", repo=V40, submitter="NVIDIA", system="eos_n128_ngc24.04_nemo",
          gpu="H100-SXM-80GB", nodes=128, gpn=8, tp=4, cp=2, sp=True, gbs=128, precision="fp8", zero=0,
