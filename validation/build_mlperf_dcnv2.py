@@ -20,8 +20,9 @@ For the long logs of some runs only the last part of the file was read, so their
 over the runs whose run_start was read (Dell HugeCTR stdout logs: the 'Hit target accuracy ... in X s'
 line), not the olympic mean over all runs.
 """
-import json
 import os
+
+from case_files import median, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "mlperf_dcnv2.jsonl")
@@ -191,11 +192,6 @@ EVAL_NOTE = ("Target = training-only throughput from MLLOG timestamps: for conse
              "run_start, eval included; {ratio:.2f} of the target). time_to_train_min = {ttt_how}.")
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-
 
 def case(s):
     n = s["nodes"] * s["gpn"]
@@ -258,12 +254,7 @@ def case(s):
 
 
 def main():
-    cases = [case(s) for s in SUBMISSIONS]
-    assert len({c["id"] for c in cases}) == len(cases)
-    with open(OUT, "w") as fh:
-        for c in cases:
-            fh.write(json.dumps(c, separators=(",", ":")) + "\n")
-    print(f"wrote {len(cases)} cases to {OUT}")
+    write_cases([case(s) for s in SUBMISSIONS], OUT)
 
 
 if __name__ == "__main__":

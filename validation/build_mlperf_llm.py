@@ -26,9 +26,9 @@ time); on every run where both were read the two agree to <0.01%.
 ``also.samples_per_s`` = sequences/s (the same median). ``also.time_to_train_min`` = run_stop - run_start of
 the one run whose run_start was read (Llama v5.0 n64 run 0); elsewhere not read.
 """
-import json
 import os
-import statistics
+
+from case_files import median, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "mlperf_llm.jsonl")
@@ -236,9 +236,6 @@ SKIPPED = ("Left out: v5.0 GB200 Llama runs (tyche_ngpu256/512, ngc25.04): their
            "tyche_ngpu512 (config 32x4 does not match 512 GPUs).")
 
 
-def median(xs):
-    return statistics.median(xs)
-
 
 def case(s):
     n = s["nodes"] * s["gpn"]
@@ -305,12 +302,7 @@ def case(s):
 
 
 def main():
-    cases = [case(s) for s in SUBMISSIONS]
-    assert len({c["id"] for c in cases}) == len(cases)
-    with open(OUT, "w") as fh:
-        for c in cases:
-            fh.write(json.dumps(c, separators=(",", ":")) + "\n")
-    print(f"wrote {len(cases)} cases to {OUT}")
+    write_cases([case(s) for s in SUBMISSIONS], OUT)
     print(SKIPPED)
 
 

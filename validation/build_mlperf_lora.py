@@ -32,8 +32,9 @@ the logs' own training-only figure (v4.x/v5.0 ``tracked_stats.throughput`` = GBS
 of a block; v5.1 GBS / ``train_step_time``), which agrees with the target to ~1%.
 ``also.time_to_train_min`` = median run_stop - run_start over the runs whose both ends were read.
 """
-import json
 import os
+
+from case_files import median, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "mlperf_lora.jsonl")
@@ -195,11 +196,6 @@ SUBMISSIONS = [
 ]
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-
 
 def case(s):
     n = s["nodes"] * s["gpn"]
@@ -277,12 +273,7 @@ def case(s):
 
 
 def main():
-    cases = [case(s) for s in SUBMISSIONS]
-    assert len({c["id"] for c in cases}) == len(cases)
-    with open(OUT, "w") as fh:
-        for c in cases:
-            fh.write(json.dumps(c, separators=(",", ":")) + "\n")
-    print(f"wrote {len(cases)} cases to {OUT}")
+    write_cases([case(s) for s in SUBMISSIONS], OUT)
 
 
 if __name__ == "__main__":
