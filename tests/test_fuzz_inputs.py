@@ -77,9 +77,11 @@ CASES = _case_lines()
 # a validation case is also a scenario (with an inline model): fuzz scenario_from_dict with it too
 # and the cases with the newest model and engine keys: latent attention, group-limited routing and
 # the deduplicated dispatch (DeepSeek-V3), local attention, weight-only quantization and
-# window_scope (GPT-OSS serving)
+# window_scope (GPT-OSS serving), LoRA with FP8 weights, a ViT with its training facts, a
+# multi-hot DCN-v2 DLRM
 NEW_KEY_CASES = [json.loads((ROOT / "validation" / name).read_text().splitlines()[0])
-                 for name in ("deepseek_v3_report.jsonl", "trtllm_windowed.jsonl")]
+                 for name in ("deepseek_v3_report.jsonl", "trtllm_windowed.jsonl", "mlperf_lora.jsonl",
+                              "jax_toolbox_vit.jsonl", "mlperf_dcnv2.jsonl")]
 SCENARIO_SEEDS = list(SCENARIOS.values()) + CASES[:1] + NEW_KEY_CASES
 
 
