@@ -341,6 +341,12 @@ class ParallelSpec(Spec):
     recompute: Literal["none", "selective", "full"] = "none"
     microbatch: PositiveInt | None = None
     global_batch: PositiveInt | None = None
+    #: DLRM embedding plan (dse.costmodel.dlrm): table-, row-, column-wise over all GPUs;
+    #: table_row (tables over nodes, rows over a node's GPUs); hybrid (HugeCTR MLPerf v1);
+    #: auto (HugeCTR's planner over all GPUs: small tables replicated, hot ones split);
+    #: hier_auto (HugeCTR's hierarchical planner: the same over nodes, rows split inside each);
+    #: node_sharded (MAD-Max's 2D plan: sharded inside a node, nodes replicated);
+    #: data_parallel (every table replicated); None: the fastest that fits
     emb_sharding: Literal["table", "row", "column", "table_row", "hybrid", "auto", "hier_auto",
                           "node_sharded", "data_parallel"] | None = None
 
