@@ -52,6 +52,11 @@ class Hardware:
         return row
 
 
+def matmul_efficiency_key(precision: str) -> str:
+    """The calibration / ``cluster.efficiency`` key of a precision's GEMM efficiency."""
+    return {"fp8": "matmul_fp8", "fp4": "matmul_fp4"}.get(precision, "matmul")
+
+
 def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
     """Merge the GPU preset, the family calibration and the scenario's overrides.
 
@@ -90,7 +95,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
             f"allowed: {', '.join(supported)}",
             precision,
         )
-    eff_key = {"fp8": "matmul_fp8", "fp4": "matmul_fp4"}.get(precision, "matmul")
+    eff_key = matmul_efficiency_key(precision)
     eff_matmul = calib.get(eff_key)
     if eff_matmul is None:
         raise single(

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..costmodel.dlrm import SHARDING_NAMES
 from ..errors import FieldProblem, InputError
 from .pareto import normalize_objectives, pareto_front, sort_by_objectives
 
@@ -48,9 +49,7 @@ RECORD_METRICS = (
     "input_tokens_per_s_per_gpu",
 )
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
-#: DLRM embedding sharding codes (dse.costmodel.dlrm.SHARDING) and table planners.
-SHARDING_NAMES = {0: "table", 1: "row", 2: "column", 3: "table_row", 4: "hybrid", 5: "auto", 6: "hier_auto",
-                  7: "data_parallel", 8: "node_sharded"}
+#: DLRM table planners (the sharding names are the cost model's, SHARDING_NAMES).
 PLANNER_NAMES = {0: "cost", 1: "memory"}
 GIB = 2.0**30
 

@@ -53,6 +53,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..costmodel.dlrm import SHARDING
 from ..errors import FieldProblem, InputError, single, string_number_message
 from ..inputs import problems_from, read_document, short
 from ..specs import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Scenario, Spec
@@ -242,8 +243,7 @@ class ServingParallelSpace(Spec):
 
 
 #: Embedding sharding plans (:data:`dse.costmodel.dlrm.SHARDING`).
-EMB_SHARDINGS = ("table", "row", "column", "table_row", "hybrid", "auto", "hier_auto", "node_sharded",
-                 "data_parallel")
+EMB_SHARDINGS = tuple(SHARDING)
 #: Embedding table placement: cost-balanced (0) or memory-balanced (1) greedy planner.
 EMB_PLANNERS = {"cost": 0, "memory": 1}
 

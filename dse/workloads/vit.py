@@ -21,6 +21,7 @@ import pandas as pd
 from ..api import evaluate_frame, scenario_columns
 from ..costmodel import COLUMNS
 from ..errors import InputError
+from ..hardware import matmul_efficiency_key
 from ..presets import calibration_table, gpu_preset
 from ..specs import ModelSpec, Scenario, ViTSpec
 from . import register
@@ -28,14 +29,11 @@ from . import register
 #: Classifier width when the model does not state it (ImageNet-1k).
 DEFAULT_CLASSES = 1000
 
-#: scenario precision -> the cluster.efficiency key of its GEMMs
-_MATMUL_KEY = {"fp8": "matmul_fp8", "fp4": "matmul_fp4"}
-
 
 def vit_matmul_factor(scenario: Scenario) -> float:
     """The factor on the family's GEMM efficiency for ViT training (calibration.yaml
     ``vit_matmul``; 1 when the scenario sets its own GEMM efficiency or the family has none)."""
-    key = _MATMUL_KEY.get(scenario.precision, "matmul")
+    key = matmul_efficiency_key(scenario.precision)
     eff = scenario.cluster.efficiency
     if eff is not None and getattr(eff, key) is not None:
         return 1.0
