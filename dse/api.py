@@ -71,6 +71,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "zero": p.zero,
         "shard_group": float(p.shard_group or 0),
         "recompute": RECOMPUTE_CODE[p.recompute],
+        "offload_layers": float(tr.offload_activation_layers),
         "microbatch": microbatch,
         "global_batch": p.global_batch or dp * microbatch,
         "act_bytes": 2.0,

@@ -24,11 +24,12 @@ TIME_PARTS = {
     "compute": "time_compute_s",
     "bubble": "time_bubble_s",
     **{f"exposed_{k}": f"exposed_{k}_s" for k in COMM_KINDS},
+    "exposed_offload": "exposed_offload_s",
     "overlap_slowdown": "time_overlap_slowdown_s",
 }
 #: Communication hidden behind compute (not part of the sum): name -> evaluate column (each
 #: reported when the cost model returns it).
-OVERLAPPED_PARTS = {f"overlapped_{k}": f"overlapped_{k}_s" for k in COMM_KINDS}
+OVERLAPPED_PARTS = {f"overlapped_{k}": f"overlapped_{k}_s" for k in (*COMM_KINDS, "offload")}
 MEMORY_PARTS = {k: f"memory_{k}_bytes" for k in ("weights", "grads", "optimizer", "activations", "buffers", "reserved")}
 #: Serving metrics of LLM inference rows (reported when the row has them), and their extra
 #: memory part.
@@ -111,7 +112,7 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
     rec["feasible"] = bool(row["feasible"])
     rec["infeasible_reason"] = str(row["infeasible_reason"]) or None
     rec["breakdown"] = {
-        "time_s": {**{k: _num(row[c]) for k, c in TIME_PARTS.items()},
+        "time_s": {**{k: _num(row[c]) for k, c in TIME_PARTS.items() if c in row},
                    **{k: _num(row[c]) for k, c in OVERLAPPED_PARTS.items() if c in row}},
         "memory_bytes": {k: _num(row[c]) for k, c in MEMORY_PARTS.items()},
     }
@@ -280,7 +281,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     tt.add_column("s", justify="right")
     tt.add_column("% of iteration", justify="right")
     tt.add_column("hidden comm, s", justify="right")
-    for key in TIME_PARTS:
+    for key in (k for k in TIME_PARTS if k in times):
         hidden = times.get(key.replace("exposed_", "overlapped_")) if key.startswith("exposed_") else None
         tt.add_row(key.replace("_", " "), f"{times[key]:.4g}", f"{100 * times[key] / it:.1f}",
                    "-" if hidden is None else f"{hidden:.4g}")

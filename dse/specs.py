@@ -316,6 +316,8 @@ class ClusterSpec(Spec):
     hbm_tbps: PositiveFloat | None = None
     nvlink_gbps: PositiveFloat | None = None
     scaleout_gbitps: PositiveFloat | None = None
+    #: GPU <-> host memory link per GPU, both directions, GB/s (PCIe Gen5 x16: 128; NVLink-C2C: 900)
+    host_link_gbps: PositiveFloat | None = None
     nvlink_latency_us: NonNegFloat | None = None
     scaleout_latency_us: NonNegFloat | None = None
     memory_reserved_gb: NonNegFloat | None = None
@@ -392,11 +394,6 @@ class TrainingSpec(Spec):
     #: overlap_moe_expert_parallel_comm) rather than under the layer's own expert GEMMs; needs
     #: ``overlap.ep``
     ep_overlap_across_microbatches: bool = False
-    #: what ``parallel.recompute: selective`` re-runs in backward instead of storing its
-    #: activations (Megatron-core's recompute_modules): core_attn (the attention scores),
-    #: layernorm (the norm outputs that feed the QKV and FFN GEMMs), mla_up_proj (MLA's query,
-    #: key and value heads), moe_act (the experts' activation function), mlp (a dense FFN), moe
-    #: (the whole MoE block, its all-to-alls included)
     #: Adam's first and second moments in fp32 (12 optimizer bytes per parameter with the fp32
     #: master weights) or bf16 (8: Megatron-core's precision-aware optimizer, DeepSeek-V3)
     optimizer_moments: Literal["fp32", "bf16"] = "fp32"
@@ -406,9 +403,19 @@ class TrainingSpec(Spec):
     #: Engine's fp8_model_params, NeMo's fp8_params); the 16-bit compute copy is not kept (the
     #: optimizer's fp32 master copy still is, for trainable weights)
     fp8_params: bool = False
+    #: what ``parallel.recompute: selective`` re-runs in backward instead of storing its
+    #: activations (Megatron-core's recompute_modules): core_attn (the attention scores),
+    #: layernorm (the norm outputs that feed the QKV and FFN GEMMs), mla_up_proj (MLA's query,
+    #: key and value heads), moe_act (the experts' activation function), mlp (a dense FFN), moe
+    #: (the whole MoE block, its all-to-alls included)
     recompute_modules: Annotated[
         list[Literal["core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe"]], Field(min_length=1)
     ] = ["core_attn"]
+    #: transformer layers whose saved activations are copied to host memory during forward and
+    #: back before their backward, on copy engines beside the compute (Megatron-core's
+    #: cpu_offloading_num_layers, which needs pp = 1); with pipeline parallelism, layers of each
+    #: stage (its first ones)
+    offload_activation_layers: NonNegInt = 0
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
     fp32_grad_accumulation: bool = False
@@ -509,3 +516,17 @@ class Scenario(Spec):
                 data = {**data, "name": data["id"]}
             data = {k: v for k, v in data.items() if k not in IGNORED_CASE_KEYS}
         return data
+
+    @model_validator(mode="after")
+    def _check(self) -> "Scenario":
+        offload = self.training.offload_activation_layers
+        if offload > 0:
+            layers = getattr(self.model, "layers", None)
+            if layers is None:
+                raise ValueError(f"training.offload_activation_layers ({offload}) offloads transformer layers; "
+                                 f"a {self.model.family} model has none: leave it 0")
+            if offload >= layers:
+                raise ValueError(f"training.offload_activation_layers ({offload}) must be less than model.layers "
+                                 f"({layers}): allowed 0 to {layers - 1} (the last layer's activations are "
+                                 "used as soon as the forward ends)")
+        return self

@@ -80,6 +80,7 @@ def schedule(row: dict[str, float]) -> list[Event]:
     m = max(int(round(g["microbatches"])), 1)
     bubble = g["time_bubble_s"]
     pp_exposed = g["exposed_pp_s"]
+    offload_exposed = g.get("exposed_offload_s", 0.0)
 
     def add(name, kind, stream, start, duration, **where):
         if duration > 0:
@@ -107,6 +108,9 @@ def schedule(row: dict[str, float]) -> list[Event]:
                     + g["detail_fsdp_first"] + g.get("detail_in_b", 0.0))
             add(f"backward, microbatch {mb}", "backward", COMPUTE, t, span, microbatch=mb, phase="backward")
             t += span
+        if offload_exposed > 0:  # host copies of offloaded activations the layers could not hide
+            add("activation offload copies (exposed)", "offload", COMPUTE, t, offload_exposed / m, microbatch=mb)
+            t += offload_exposed / m
         if pp_exposed > 0:
             add("pipeline send/recv (exposed)", "pp", COMPUTE, t, pp_exposed / m, microbatch=mb)
             t += pp_exposed / m
@@ -378,11 +382,11 @@ def _bar(label, parts):
 def training_breakdown(row: dict[str, float]) -> dict[str, Any]:
     """MAD-Max's bars of a training iteration: every collective serialized after compute,
     against the model's overlap (exposed communication only)."""
-    kinds = ["tp", "ep", "cp", "fsdp", "pp", "dp"]
+    kinds = ["tp", "ep", "cp", "fsdp", "pp", "dp", "offload"]
     compute = row["time_compute_s"] + row["time_overlap_slowdown_s"]
     head = [("compute", "gemm", compute), ("bubble", "bubble", row["time_bubble_s"])]
-    serialized = [(k, k, row[f"exposed_{k}_s"] + row.get(f"overlapped_{k}_s", 0.0)) for k in kinds]
-    exposed = [(k, k, row[f"exposed_{k}_s"]) for k in kinds]
+    serialized = [(k, k, row.get(f"exposed_{k}_s", 0.0) + row.get(f"overlapped_{k}_s", 0.0)) for k in kinds]
+    exposed = [(k, k, row.get(f"exposed_{k}_s", 0.0)) for k in kinds]
     return {"xlabel": "time per iteration (s)", "unit": "s",
             "bars": [_bar("serialized", head + serialized), _bar("overlapped\n(model)", head + exposed)]}
 

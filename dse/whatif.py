@@ -102,7 +102,7 @@ PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", 
 TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
     "exposed_tp_s", "exposed_ep_s", "exposed_cp_s", "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s",
-    "time_overlap_slowdown_s",
+    "exposed_offload_s", "time_overlap_slowdown_s",
     "overlapped_tp_s", "overlapped_ep_s", "overlapped_cp_s", "overlapped_fsdp_s", "overlapped_pp_s",
     "overlapped_dp_s",
 )
@@ -624,6 +624,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         parts["memory_bandwidth"] = max(compute - flops, 0.0)
     parts.update({"pipeline_bubble": _get(row, "time_bubble_s"), **comm,
                   "overlap_slowdown": _get(row, "time_overlap_slowdown_s")})
+    if _get(row, "exposed_offload_s", 0.0) > 0:  # activation offloading waits on the host link
+        parts["host_link"] = _get(row, "exposed_offload_s")
     total = sum(parts.values()) or it
     shares = {k: v / total for k, v in parts.items()}
 

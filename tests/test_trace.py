@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import dse
 from dse.trace import COMM, COMPUTE, chrome_trace, scenario_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,10 +32,17 @@ def uneven_scenario(layers, pp, vocab=32000):
             "parallel": {"tp": 8, "pp": pp, "microbatch": 1, "global_batch": 16}}
 
 
+def offload_scenario():
+    """FSDP with 20 of 32 layers' activations offloaded over a slow host link (copies exposed)."""
+    return {**fsdp_scenario(), "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 16, "host_link_gbps": 4},
+            "training": {"offload_activation_layers": 20}}
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS + [fsdp_scenario(), fsdp_scenario(cp=2, tp=2),
-                                                  uneven_scenario(31, 4), uneven_scenario(30, 4, vocab=256000)],
-                         ids=lambda s: s.name if isinstance(s, Path) else "fsdp" if "zero" in s["parallel"]
-                         else f"uneven{s['model']['layers']}")
+                                                  uneven_scenario(31, 4), uneven_scenario(30, 4, vocab=256000),
+                                                  offload_scenario()],
+                         ids=lambda s: s.name if isinstance(s, Path) else "offload" if "training" in s
+                         else "fsdp" if "zero" in s["parallel"] else f"uneven{s['model']['layers']}")
 def test_compute_stream_adds_up_to_the_iteration_time(scenario):
     events, meta = scenario_trace(scenario)
     compute = sorted((e for e in events if e.stream == COMPUTE), key=lambda e: e.start)
@@ -45,6 +53,16 @@ def test_compute_stream_adds_up_to_the_iteration_time(scenario):
     # token and the decode steps laid out after it)
     assert compute[-1].end == pytest.approx(meta.get("trace_end_s", meta["iteration_time_s"]), rel=1e-9)
     assert all(e.duration > 0 for e in events)
+
+
+def test_exposed_offload_copies_are_on_the_compute_stream():
+    events, meta = scenario_trace(offload_scenario())
+    waits = [e for e in events if e.kind == "offload"]
+    exposed = dse.evaluate(offload_scenario())["exposed_offload_s"].iat[0]
+    assert exposed > 0 and all(e.stream == COMPUTE for e in waits)
+    assert sum(e.duration for e in waits) == pytest.approx(exposed, rel=1e-9)
+    bars = {bar["label"]: {name: v for name, _, v in bar["parts"]} for bar in meta["breakdown"]["bars"]}
+    assert bars["overlapped\n(model)"]["offload"] == pytest.approx(exposed, rel=1e-9)
 
 
 def test_fsdp_gathers_and_cp_ring_run_on_the_communication_stream():

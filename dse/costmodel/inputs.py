@@ -54,6 +54,9 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "nvlink_bw": (None, "NVLink bandwidth per GPU, one direction, bytes/s"),
     "nvlink_domain": (8.0, "GPUs in one NVLink domain"),
     "scaleout_bw": (None, "scale-out (NIC) bandwidth per GPU, one direction, bytes/s"),
+    "host_link_bw": (32e9, "GPU <-> host (CPU memory) link per GPU, one direction, bytes/s (PCIe or "
+                           "NVLink-C2C)"),
+    "eff_host_link": (0.8, "fraction of host_link_bw a large pinned-memory copy reaches"),
     "nvlink_latency": (3e-6, "per-step latency of an NVLink collective, s"),
     "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
     "memory_reserved": (3e9, "HBM not available to the model (context, workspace), bytes"),
@@ -86,6 +89,9 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "rc_moe_act": (0.0, "selective recompute re-runs the experts' activation function"),
     "rc_mlp": (0.0, "selective recompute re-runs dense FFNs (only their input stored)"),
     "rc_moe": (0.0, "selective recompute re-runs whole MoE blocks, all-to-alls included"),
+    "offload_layers": (0.0, "transformer layers of each pipeline stage (its first ones) whose saved "
+                            "activations go to host memory in forward and come back for backward "
+                            "(Megatron-core cpu_offloading_num_layers, which needs pp = 1)"),
     "microbatch": (1.0, "microbatch, sequences"),
     "global_batch": (None, "global batch, sequences"),
     # --- fine-tuning ------------------------------------------------------------------------

@@ -19,6 +19,10 @@ The model, per pipeline stage and microbatch, on two streams:
   all-to-alls send every routed copy, or (``moe_dedup``, DeepEP) each token once per destination
   NVLink domain, at most ``top_groups`` groups' worth under group-limited routing; they hide under
   the layer's expert GEMMs, or (``ep_cross_overlap``, DualPipe) under another microbatch's layer.
+* copy engines: activation offloading (``offload_layers``) copies an offloaded layer's saved
+  activations to host memory while the next layer runs forward and back while the layer above
+  runs backward, at ``host_link_bw * eff_host_link`` (PCIe or NVLink-C2C); the part of a copy
+  longer than that layer is exposed (``exposed_offload_s``).
 
 Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream schedule is a
 closed form (:func:`two_stream_layer`, plus the first gather that nothing hides);
@@ -30,7 +34,8 @@ except that the embedding and the loss may take a chunk each (layers + 2 >= pp*v
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
 ZeRO stage, over all dp*cp ranks or, with hybrid sharding, over groups of ``shard_group`` ranks
-whose replicas all-reduce their gradient shards), activations of the microbatches in flight (Korthikanti et al. 2022), logits,
+whose replicas all-reduce their gradient shards), activations of the microbatches in flight
+(Korthikanti et al. 2022; an offloaded layer keeps only a copy in flight), logits,
 communication buffers and a reserve; compared with HBM capacity.
 
 No Python loop runs over configurations: every line is an array operation.
@@ -393,6 +398,42 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     tp_hid, ep_hid, cp_hid, fsdp_hid = (fh + bh for fh, bh in zip(fwd_hidden, bwd_hidden))
     hidden_layer = tp_hid + ep_hid + cp_hid + fsdp_hid
 
+    # activations one layer keeps for its backward, per microbatch (bytes per GPU)
+    act_dense, act_moe = layer_activation_bytes(T, c, t, rep_div, c["top_k"])
+    saved_dense, saved_moe = selective_savings(T, c, t, rep_div, c["top_k"])
+    act_dense, act_moe = act_dense - saved_dense, act_moe - saved_moe
+    act_layer = dense_frac * act_dense + moe_frac * act_moe
+    # frozen base weights keep no inputs of their linear layers (LoRA: but the adapted ones')
+    fz_dense, fz_moe, lo_dense, lo_moe = frozen_input_savings(T, c, t, rep_div, c["top_k"])
+    act_frozen = act_layer - (dense_frac * fz_dense + moe_frac * fz_moe)
+    act_trainable = act_layer - np.where(lora, dense_frac * lo_dense + moe_frac * lo_moe, 0.0)
+    layer_input = T * h * act / rep_div
+    stored = np.where(recompute == 2, layer_input, act_trainable)
+    stored_frozen = np.where(recompute == 2, layer_input, act_frozen)
+
+    # activation offloading: an offloaded layer's saved activations go to host memory on a copy
+    # engine while the next layer computes, and come back while the layer above runs its
+    # backward; what the link cannot move in that time is exposed. A stage offloads its first
+    # layers, where the frozen ones of a fine-tune are.
+    off_stage = c["offload_layers"]  # offloaded layers per stage (pp = 1 in Megatron-core)
+    keep_frozen = np.where(no_flow, 0.0, stored_frozen)  # what a frozen layer keeps
+
+    def offloaded(n_layers, n_frozen):
+        """(frozen, trainable) layers a stage of ``n_layers`` offloads."""
+        nf = np.minimum(n_frozen, n_layers)
+        off = np.minimum(off_stage, n_layers)
+        return np.minimum(off, nf), np.clip(off - nf, 0.0, n_layers - nf)
+
+    host_bw = c["host_link_bw"] * c["eff_host_link"]
+    off_fz, off_tr = offloaded(L_hi, f_first)
+    offload_t = 0.0  # exposed per stage and microbatch, s
+    offload_hidden = 0.0
+    for n_off, nbytes in ((off_fz, keep_frozen), (off_tr, stored)):
+        copy = nbytes / host_bw  # one layer, one direction, s
+        exposed = np.maximum(copy - fwd_time, 0.0) + np.maximum(copy - bwd_time, 0.0)
+        offload_t = offload_t + n_off * exposed
+        offload_hidden = offload_hidden + n_off * (2.0 * copy - exposed)
+
     # per-stage forward and backward of one microbatch (the whole stage, all vpp chunks)
     per_layer = layer_f + layer_b + slow * hidden_layer + (fwd_time - layer_f + bwd_time - layer_b)
     head_t = head_f + head_b + np.where(pp > 1, 0.0, in_f + in_b)  # one stage also runs the input side
@@ -400,8 +441,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     head_on = L_lo * per_layer + head_t >= L_hi * per_layer
     Lb = np.where(head_on, L_lo, L_hi)  # layers of the bottleneck stage
     head_w = np.where(head_on, 1.0, 0.0)
-    step_last = Lb * per_layer + 2.0 * fsdp_first + head_w * head_t
-    step_mean = L * per_layer + 2.0 * fsdp_first + (head_f + head_b + in_f + in_b) / pp
+    step_last = Lb * per_layer + 2.0 * fsdp_first + head_w * head_t + offload_t
+    step_mean = L * per_layer + 2.0 * fsdp_first + (head_f + head_b + in_f + in_b) / pp + offload_t
     comm_f_layer = fwd_time - layer_f
     comm_b_layer = bwd_time - layer_b
 
@@ -500,17 +541,6 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         op = per_param(p_rep, p_exp, c["optimizer_bytes"], shard_opt, 0.0) * trainable
         mem_static.append((w, gr, op))
 
-    act_dense, act_moe = layer_activation_bytes(T, c, t, rep_div, c["top_k"])
-    saved_dense, saved_moe = selective_savings(T, c, t, rep_div, c["top_k"])
-    act_dense, act_moe = act_dense - saved_dense, act_moe - saved_moe
-    act_layer = dense_frac * act_dense + moe_frac * act_moe
-    # frozen base weights keep no inputs of their linear layers (LoRA: but the adapted ones')
-    fz_dense, fz_moe, lo_dense, lo_moe = frozen_input_savings(T, c, t, rep_div, c["top_k"])
-    act_frozen = act_layer - (dense_frac * fz_dense + moe_frac * fz_moe)
-    act_trainable = act_layer - np.where(lora, dense_frac * lo_dense + moe_frac * lo_moe, 0.0)
-    layer_input = T * h * act / rep_div
-    stored = np.where(recompute == 2, layer_input, act_trainable)
-    stored_frozen = np.where(recompute == 2, layer_input, act_frozen)
     # one layer re-materialised in backward (its input is already among the stored checkpoints)
     working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0),
                        np.maximum(saved_dense, saved_moe))  # selective: one layer's recomputed modules
@@ -521,9 +551,14 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     fz_last = np.where(no_flow, 0.0, np.minimum(f_last, L_lo))
     kept_first = (L_hi - np.minimum(f_first, L_hi)) * stored + fz_first * stored_frozen
     kept_last = (L_lo - np.minimum(f_last, L_lo)) * stored + fz_last * stored_frozen
-    act_first = kept_first * in_flight + working + T * h * act
+    # offloaded layers keep nothing on the GPU but one layer's copy in flight
+    lo_fz, lo_tr = offloaded(L_lo, f_last)
+    kept_first = kept_first - (off_fz * keep_frozen + off_tr * stored)
+    kept_last = kept_last - (lo_fz * keep_frozen + lo_tr * stored)
+    act_first = (kept_first * in_flight + working + T * h * act
+                 + np.where(off_tr > 0, stored, np.where(off_fz > 0, keep_frozen, 0.0)))
     logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
-    act_last = kept_last + working + logits
+    act_last = kept_last + working + logits + np.where(lo_tr > 0, stored, np.where(lo_fz > 0, keep_frozen, 0.0))
     act_first = act_first + np.where(pp > 1, 0.0, logits)
 
     buffers = (
@@ -592,6 +627,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
         "time_compute_s": steady * (Lb * (layer_f + layer_b) + head_w * head_t) + optimizer,
         "time_bubble_s": bubble,
+        "exposed_offload_s": steady * offload_t,
+        "overlapped_offload_s": steady * offload_hidden,
         "exposed_tp_s": steady * Lb * tp_exp,
         "exposed_ep_s": steady * Lb * ep_exp,
         "exposed_cp_s": steady * Lb * cp_exp,
