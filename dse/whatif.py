@@ -97,7 +97,8 @@ CAPACITY_GAIN = 0.005
 
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 RECOMPUTE_CODES = {v: float(k) for k, v in RECOMPUTE_NAMES.items()}
-PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch")
+PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "offload_layers", "microbatch",
+                "global_batch")
 #: Time columns kept per point; the parts (compute .. overlap slowdown) add up to iteration_time_s.
 TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
@@ -706,6 +707,8 @@ def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
         rec = RECOMPUTE_NAMES.get(int(round(float(rec))))
     if rec in ("selective", "full"):
         parts.append("sel-rc" if rec == "selective" else "full-rc")
+    if _get(row, "offload_layers") > 0:
+        parts.append(f"offload{_get(row, 'offload_layers'):g}")
     parts.append(f"mb{_get(row, 'microbatch', 1.0):g}")
     return " ".join(parts)
 

@@ -21,7 +21,7 @@ from .space import SearchSpace, transformer_shape
 
 #: Columns of :func:`software_grid`, in the order the rows are sorted by.
 SOFTWARE_COLUMNS = (
-    "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "microbatch",
+    "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers", "microbatch",
     "global_batch", "num_gpus",
 )
 
@@ -44,7 +44,8 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
 
     Returns the cost-model plan columns (:data:`SOFTWARE_COLUMNS`) as float64 arrays of equal
     length: tp, pp, dp, cp, ep, vpp, zero, shard_group (0 = all dp*cp ranks), sp (0/1), recompute (0 none, 1 selective, 2 full, as
-    :data:`dse.api.RECOMPUTE_CODE`), microbatch and global_batch (sequences), num_gpus. Rows are
+    :data:`dse.api.RECOMPUTE_CODE`), offload_layers (per stage; more than a stage holds are
+    left out), microbatch and global_batch (sequences), num_gpus. Rows are
     unique and sorted lexicographically by those columns.
 
     Kept: dp = num_gpus / (tp*pp*cp) a positive integer; heads, kv_heads, ffn_hidden (and
@@ -113,6 +114,13 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     sg, dpc = rows["shard_group"], rows["dp"] * rows["cp"]
     rows = _keep(rows, (sg == 0) | ((rows["zero"] >= 1) & (sg < dpc) & (dpc % np.maximum(sg, 1) == 0)))
     rows = _cross(rows, "recompute", sorted(int(RECOMPUTE_CODE[r]) for r in set(par.recompute)))
+    offloads = uniq(par.offload_layers)
+    if offloads[-1] >= layers:
+        raise single("parallel.offload_layers", f"offloads at most model.layers - 1 = {layers - 1} layers "
+                     f"(allowed 0 to {layers - 1})", offloads[-1], space.source_path)
+    rows = _cross(rows, "offload_layers", offloads)
+    # a stage offloads only layers it holds: ceil(layers / pp) at most
+    rows = _keep(rows, rows["offload_layers"] <= -(-layers // rows["pp"]))
 
     if par.sp == "auto":
         rows["sp"] = (rows["tp"] > 1).astype(np.int64)

@@ -23,8 +23,8 @@ from .enumerate import plan_grid
 from .space import METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
 PLAN_COLUMNS = (
-    "num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "microbatch",
-    "global_batch",
+    "num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers",
+    "microbatch", "global_batch",
 )
 #: Extra input columns kept in the results table (what a reader needs to redo the arithmetic).
 INPUT_COLUMNS = ("hbm_bytes", "peak_flops", "nvlink_bw", "scaleout_bw", "nvlink_domain", "seq_len")

@@ -321,6 +321,8 @@ def _plan_text(row: pd.Series) -> str:
         parts.append("sp")
     if v("recompute") > 0:
         parts.append({1: "sel. recompute", 2: "full recompute"}.get(int(v("recompute")), "recompute"))
+    if v("offload_layers") > 0:
+        parts.append(f"offload {v('offload_layers'):g} layers")
     if math.isfinite(v("batch")):
         parts.append(f"batch {v('batch'):g}" + (" (auto)" if v("batch_auto") > 0 else ""))
     if math.isfinite(v("microbatch")):

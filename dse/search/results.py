@@ -37,7 +37,7 @@ DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num
 #: those of its kind; ``batch`` is the serving batch in flight, ``emb_*`` the DLRM embedding plan).
 PLAN_COLUMNS = ("num_gpus", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "vpp", "zero",
                 "shard_group", "sp",
-                "recompute", "batch", "microbatch", "global_batch")
+                "recompute", "offload_layers", "batch", "microbatch", "global_batch")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).
 ID_COLUMNS = ("trial",)
 #: Metrics in the JSON records of ``dse show`` (those present).
@@ -374,7 +374,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
 
     hw = hw_columns(top)
     cols: list[tuple[str, str, Any]] = [("#", "", None)]
-    short = {"num_gpus": "GPUs", "recompute": "recomp", "microbatch": "mb", "global_batch": "gbs",
+    short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb", "global_batch": "gbs",
              "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard"}
     for c in PLAN_COLUMNS:
         if c in top.columns and not (c == "shard_group" and not (top[c].fillna(0) > 0).any()):

@@ -213,6 +213,9 @@ class ParallelSpace(Spec):
     shard_group: Annotated[list[Annotated[int, Field(strict=True, ge=0)]], Field(min_length=1)] = [0]
     sp: SpChoice = "auto"
     recompute: Annotated[list[Literal["none", "selective", "full"]], Field(min_length=1)] = ["none"]
+    #: layers of each pipeline stage whose activations wait in host memory between forward and
+    #: backward (training.offload_activation_layers; Megatron-core offloads only with pp = 1)
+    offload_layers: Annotated[list[Annotated[int, Field(strict=True, ge=0)]], Field(min_length=1)] = [0]
     microbatch: Degrees = [1, 2, 4]
 
 

@@ -3,6 +3,7 @@ degrees divide, checked against a plain-Python brute force and against the cost 
 feasibility bits; the hardware grid is the product of the knob values."""
 
 import itertools
+import math
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,7 @@ MIXTRAL = {
     "gpus": {"min": 8, "max": 64, "scale": "pow2"},
     "parallel": {"tp": [1, 2, 4], "pp": [1, 2, 4], "vpp": [1, 2, 4], "cp": [1, 2], "ep": [1, 2, 4, 8],
                  "zero": [0, 1], "shard_group": [0, 2, 8], "sp": [True], "recompute": ["none", "full"],
+                 "offload_layers": [0, 4, 12],
                  "microbatch": [1, 2, 4]},
     "global_batch": {"sequences": [128, 256]},
 }
@@ -55,8 +57,8 @@ def brute_force(space, num_gpus):
     m, par = space.base.model, space.spec.parallel
     moe = m.moe
     rows = set()
-    for tp, pp, cp, ep, vpp, zero, rc, mb, gb in itertools.product(
-            par.tp, par.pp, par.cp, par.ep, par.vpp, par.zero, par.recompute, par.microbatch,
+    for tp, pp, cp, ep, vpp, zero, rc, off, mb, gb in itertools.product(
+            par.tp, par.pp, par.cp, par.ep, par.vpp, par.zero, par.recompute, par.offload_layers, par.microbatch,
             space.global_batches()):
         if num_gpus % (tp * pp * cp):
             continue
@@ -66,6 +68,8 @@ def brute_force(space, num_gpus):
         if moe is not None and moe.expert_ffn_hidden % tp:
             continue
         if m.layers + 2 < pp * vpp or m.seq_len % cp:
+            continue
+        if off > math.ceil(m.layers / pp):  # a stage offloads only layers it holds
             continue
         if gb % (dp * mb):
             continue
@@ -84,7 +88,7 @@ def brute_force(space, num_gpus):
             if sg and not (zero >= 1 and sg < dp * cp and (dp * cp) % sg == 0):
                 continue
             for sp in sps:
-                rows.add((tp, pp, dp, cp, ep, vpp, zero, sg, sp, RECOMPUTE_CODE[rc], mb, gb, num_gpus))
+                rows.add((tp, pp, dp, cp, ep, vpp, zero, sg, sp, RECOMPUTE_CODE[rc], off, mb, gb, num_gpus))
     return rows
 
 
@@ -145,6 +149,12 @@ def test_grid_is_deterministic():
     a, b = software_grid(space, 24), software_grid(space, 24)
     for k in SOFTWARE_COLUMNS:
         np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_offloading_more_layers_than_the_model_has_is_refused():
+    data = {**MIXTRAL, "parallel": {**MIXTRAL["parallel"], "offload_layers": [0, 40]}}
+    with pytest.raises(InputError, match=r"parallel.offload_layers.*allowed 0 to 31"):
+        software_grid(space_from_dict(data), 16)
 
 
 def test_empty_grid_when_nothing_divides():

@@ -416,3 +416,25 @@ def test_mutated_parallel_blocks_load_or_name_the_field(which, parallel):
     for n in s.gpu_counts():
         grid = plan_grid(s, n)
         assert all(len(v) == len(grid["num_gpus"]) for v in grid.values())
+
+
+def test_the_offload_space_finds_offloading_and_matches_dse_evaluate():
+    """search_spaces/llama3_70b_gb200_offload.yaml: the offload dimension reaches the cost model,
+    a searched plan with offloaded layers equals the same scenario through dse.evaluate, and
+    Megatron-Bridge's GB200 plan (FSDP, 40 layers offloaded) is feasible only with them."""
+    from dse.api import evaluate
+    from dse.scenario import scenario_from_dict
+
+    s = load_space(SPACES / "llama3_70b_gb200_offload.yaml")
+    df = score_point(s, 64, {})
+    assert set(df["offload_layers"]) == {0.0, 10.0, 20.0, 40.0, 60.0}
+    fsdp = df[(df.tp == 1) & (df.pp == 1) & (df.zero == 3) & (df.recompute == 0) & (df.microbatch == 2)]
+    by_offload = fsdp.set_index("offload_layers")
+    assert not by_offload.loc[0.0, "feasible"] and by_offload.loc[40.0, "feasible"]
+    row = by_offload.loc[40.0]
+    scenario = {"model": "llama3-70b", "precision": "fp8", "cluster": {"gpu": "GB200", "num_gpus": 64},
+                "parallel": {"tp": 1, "pp": 1, "zero": 3, "microbatch": 2, "global_batch": 256},
+                "training": {"offload_activation_layers": 40}}
+    ref = evaluate([scenario_from_dict(scenario)])
+    for metric in ("tokens_per_s", "memory_per_gpu_bytes"):
+        assert row[metric] == pytest.approx(ref[metric].iat[0], rel=1e-12)
