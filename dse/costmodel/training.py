@@ -28,8 +28,10 @@ Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream sch
 closed form (:func:`two_stream_layer`, plus the first gather that nothing hides);
 pipeline stages hold layers/pp layers and the last stage also the LM head. When pp does not
 divide the layers, stages hold floor or ceil(layers/pp) (Megatron-core's uneven first/last
-stages): the first stages take the extra layers, the last one the head, and the steady state runs
-at the slower of a full stage and the last stage with its head. Every pipeline chunk holds a layer,
+stages): the last stage is a short one (it has the head), and so is the first (it has the
+embedding) when two or more are short; the steady state runs at the slower of a full stage and
+the last stage with its head, and memory peaks on the first stage (most microbatches in flight)
+or, when it is short, possibly on the second (full, one microbatch fewer) or on the last. Every pipeline chunk holds a layer,
 except that the embedding and the loss may take a chunk each (layers + 2 >= pp*vpp).
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
@@ -152,6 +154,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     L = c["layers"] / pp  # layers per stage (mean)
     L_hi = np.ceil(c["layers"] / pp - 1e-9)  # the first stages when pp does not divide the layers
     L_lo = np.floor(c["layers"] / pp + 1e-9)  # the last (the same as L_hi when pp divides them)
+    # with two or more short stages the first is one of them too: it holds the embedding, as the
+    # last holds the head (Megatron-core's account_for_embedding/loss_in_pipeline_split, Meta's
+    # 405B plan: 126 layers on 16 stages, 7 on the first and the last)
+    L_first = np.where(pp * L_hi - c["layers"] >= 2.0 - 1e-9, L_lo, L_hi)
     moe_frac = c["moe_layers"] / c["layers"]
     dense_frac = 1.0 - moe_frac
     dpc = dp * cp  # ranks that reduce dense gradients
@@ -425,7 +431,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         return np.minimum(off, nf), np.clip(off - nf, 0.0, n_layers - nf)
 
     host_bw = c["host_link_bw"] * c["eff_host_link"]
-    off_fz, off_tr = offloaded(L_hi, f_first)
+    off_fz, off_tr = offloaded(L_first, f_first)
     offload_t = 0.0  # exposed per stage and microbatch, s
     offload_hidden = 0.0
     for n_off, nbytes in ((off_fz, keep_frozen), (off_tr, stored)):
@@ -529,10 +535,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         return nbytes * np.where(sharded > 0, np.minimum(sh, unsharded), unsharded)
 
     # first stage holds the input side, last the head (one stage holds both when pp = 1)
-    p_first_rep = L_hi * p_layer_rep + np.where(pp > 1, emb_in, emb_in + head_p * (1.0 - tied))
+    p_first_rep = L_first * p_layer_rep + np.where(pp > 1, emb_in, emb_in + head_p * (1.0 - tied))
     p_last_rep = L_lo * p_layer_rep + np.where(pp > 1, head_p, emb_in + head_p * (1.0 - tied))
+    # the second stage is full (L_hi layers) when the first is short, and has one microbatch
+    # fewer in flight (1F1B: pp - rank; interleaved: Megatron-core's warm-up of
+    # 2 (pp - rank - 1) + (vpp - 1) pp chunks, plus the one running)
+    second = L_first < L_hi
+    f_second = np.clip(frozen - L_first, 0.0, L_hi)
+    train_second = train_fraction(f_second, 0.0)
     mem_static = []
-    for p_rep, p_exp, trainable in ((p_first_rep, p_stage_exp, train_first),
+    for p_rep, p_exp, trainable in ((p_first_rep, L_first * p_layer_exp, train_first),
+                                    (L_hi * p_layer_rep, L_hi * p_layer_exp, train_second),
                                     (p_last_rep, L_lo * p_layer_exp, train_last)):
         # ZeRO-3 holds two gathered layers (one prefetched); ZeRO-2/3 one layer's gradients
         # before their reduce-scatter
@@ -545,35 +558,46 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     working = np.where(recompute == 2, np.maximum(act_layer - layer_input, 0.0),
                        np.maximum(saved_dense, saved_moe))  # selective: one layer's recomputed modules
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
-    # layers that run forward only (frozen, nothing trainable below) keep no activations; frozen
-    # layers that run backward keep what their data gradients read
-    fz_first = np.where(no_flow, 0.0, np.minimum(f_first, L_hi))
-    fz_last = np.where(no_flow, 0.0, np.minimum(f_last, L_lo))
-    kept_first = (L_hi - np.minimum(f_first, L_hi)) * stored + fz_first * stored_frozen
-    kept_last = (L_lo - np.minimum(f_last, L_lo)) * stored + fz_last * stored_frozen
-    # offloaded layers keep nothing on the GPU but one layer's copy in flight
-    lo_fz, lo_tr = offloaded(L_lo, f_last)
-    kept_first = kept_first - (off_fz * keep_frozen + off_tr * stored)
-    kept_last = kept_last - (lo_fz * keep_frozen + lo_tr * stored)
-    act_first = (kept_first * in_flight + working + T * h * act
-                 + np.where(off_tr > 0, stored, np.where(off_fz > 0, keep_frozen, 0.0)))
+    in_flight_second = in_flight * np.where(vpp > 1, (pp * vpp + pp - 3.0) / (pp * vpp + pp - 1.0),
+                                            (pp - 1.0) / pp)
+
+    def kept(n_layers, n_frozen):
+        """Activations a stage keeps per microbatch in flight, and its offload copy buffer:
+        layers that run forward only (frozen, nothing trainable below) keep none, frozen layers
+        that run backward what their data gradients read, offloaded layers nothing."""
+        fz = np.where(no_flow, 0.0, np.minimum(n_frozen, n_layers))
+        o_fz, o_tr = offloaded(n_layers, n_frozen)
+        keep = ((n_layers - np.minimum(n_frozen, n_layers)) * stored + fz * stored_frozen
+                - (o_fz * keep_frozen + o_tr * stored))
+        return keep, np.where(o_tr > 0, stored, np.where(o_fz > 0, keep_frozen, 0.0))
+
     logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
-    act_last = kept_last + working + logits + np.where(lo_tr > 0, stored, np.where(lo_fz > 0, keep_frozen, 0.0))
-    act_first = act_first + np.where(pp > 1, 0.0, logits)
+    keep, copy_buf = kept(L_first, f_first)
+    act_first = keep * in_flight + copy_buf + working + T * h * act + np.where(pp > 1, 0.0, logits)
+    keep, copy_buf = kept(L_hi, f_second)
+    act_second = np.where(second, keep * in_flight_second + copy_buf + working, 0.0)
+    keep, copy_buf = kept(L_lo, f_last)
+    act_last = keep + copy_buf + working + logits
 
     buffers = (
         np.where(t > 1, 2.0 * T * h * act, 0.0)  # sequence-parallel gather / reduce buffers
         + np.where(is_moe, 4.0 * Tk * h * act / rep_div, 0.0)
     )
-    w_f, g_f, o_f = mem_static[0]
-    w_l, g_l, o_l = mem_static[1]
-    total_first = w_f + g_f + o_f + act_first
-    total_last = w_l + g_l + o_l + act_last
-    first_is_peak = total_first >= total_last
-    weights = np.where(first_is_peak, w_f, w_l)
-    grads = np.where(first_is_peak, g_f, g_l)
-    optim = np.where(first_is_peak, o_f, o_l)
-    activations = np.where(first_is_peak, act_first, act_last)
+    # the stage with the most memory: first, second (when the first is short) or last
+    stages = [(*mem_static[0], act_first), (*mem_static[1], act_second), (*mem_static[2], act_last)]
+    shape = np.broadcast_shapes(np.shape(second), *(np.shape(x) for stage in stages for x in stage))
+
+    def full(x):
+        return np.broadcast_to(x, shape)
+
+    totals = np.stack([full(sum(stage)) for stage in stages])
+    totals[1] = np.where(full(second), totals[1], -np.inf)
+    peak = np.argmax(totals, axis=0)  # ties go to the first
+
+    def at_peak(i):
+        return np.choose(peak, [full(stage[i]) for stage in stages])
+
+    weights, grads, optim, activations = (at_peak(i) for i in range(4))
     reserved = c["memory_reserved"] + 0.0 * t
     memory = weights + grads + optim + activations + buffers + reserved
 

@@ -95,6 +95,30 @@ def test_uneven_pipeline_stages_are_feasible_and_paced_by_the_fullest_stage():
     assert sum(by_layers[80][k] for k in BREAKDOWN) == pytest.approx(by_layers[80]["iteration_time_s"], rel=REL)
 
 
+def test_two_short_stages_are_the_first_and_the_last():
+    """Llama 3.1 405B: 126 layers on 16 stages are 14 stages of 8 and two of 7, the first (with
+    the embedding) and the last (with the head), as Meta's plan and Megatron-core's
+    account_for_embedding/loss_in_pipeline_split place them. 1F1B (vpp 1) with 16 microbatches:
+    the first stage keeps 16 microbatches of 7 layers (112 layer-microbatches), the second 15 of
+    8 (120), so the second stage is the memory peak; its weights are 8 layers with no embedding."""
+    plan = {"tp": 8, "pp": 16, "global_batch": 16 * 16, "microbatch": 1}
+    cols = columns(plan, model={"preset": "llama3-405b"}, num_gpus=16 * 8 * 16)
+    out, _, _ = run(cols)
+    c = {k: float(np.asarray(v)) for k, v in cols.items()}
+    # one layer's activations at tp 8 with sequence parallelism, bf16, flash attention
+    T, h, f, d, a, g = 8192.0, c["hidden"], c["ffn_hidden"], c["head_dim"], c["heads"], c["kv_heads"]
+    # attention: norm input, QKV input (2 bytes each), dropout mask (1) per h; Q, K, V and the
+    # output-projection input. FFN: norm input, FFN input, mask; two up outputs and the SwiGLU out
+    layer = (T * h * 5 / 8 + T * d * ((a + 2 * g) * 2 + a * 2) / 8
+             + T * h * 5 / 8 + T * f * (2 * 2 + 2) / 8)
+    assert out["memory_activations_bytes"] == pytest.approx(15 * 8 * layer, rel=1e-9)
+    seven = run(columns(plan, model={"preset": "llama3-405b", "layers": 7 * 16}, num_gpus=16 * 8 * 16))[0]
+    eight = run(columns(plan, model={"preset": "llama3-405b", "layers": 8 * 16}, num_gpus=16 * 8 * 16))[0]
+    # the first stage of an even 7-layer split holds 16 x 7 layer-microbatches plus the embedding
+    # output; the uneven split's peak (120) lies between it and an even 8-layer split's (128)
+    assert seven["memory_activations_bytes"] < out["memory_activations_bytes"] < eight["memory_activations_bytes"]
+
+
 def test_batch_not_divisible_by_dp_microbatch():
     # 100 sequences over dp*microbatch = 8*2 = 16
     _, mask, reason = run(columns({"tp": 8, "dp": 8, "microbatch": 2, "global_batch": 100}))
