@@ -434,7 +434,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     off_fz, off_tr = offloaded(L_first, f_first)
     offload_t = 0.0  # exposed per stage and microbatch, s
     offload_hidden = 0.0
-    for n_off, nbytes in ((off_fz, keep_frozen), (off_tr, stored)):
+    for n_off, nbytes in ((off_fz, keep_frozen), (off_tr, stored)) if np.any(off_stage > 0) else ():
         copy = nbytes / host_bw  # one layer, one direction, s
         exposed = np.maximum(copy - fwd_time, 0.0) + np.maximum(copy - bwd_time, 0.0)
         offload_t = offload_t + n_off * exposed
@@ -541,12 +541,14 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # fewer in flight (1F1B: pp - rank; interleaved: Megatron-core's warm-up of
     # 2 (pp - rank - 1) + (vpp - 1) pp chunks, plus the one running)
     second = L_first < L_hi
+    any_second = bool(np.any(second))  # (the second stage is skipped when no row has one)
     f_second = np.clip(frozen - L_first, 0.0, L_hi)
-    train_second = train_fraction(f_second, 0.0)
+    stage_params = [(p_first_rep, L_first * p_layer_exp, train_first),
+                    (p_last_rep, L_lo * p_layer_exp, train_last)]
+    if any_second:
+        stage_params.insert(1, (L_hi * p_layer_rep, L_hi * p_layer_exp, train_fraction(f_second, 0.0)))
     mem_static = []
-    for p_rep, p_exp, trainable in ((p_first_rep, L_first * p_layer_exp, train_first),
-                                    (L_hi * p_layer_rep, L_hi * p_layer_exp, train_second),
-                                    (p_last_rep, L_lo * p_layer_exp, train_last)):
+    for p_rep, p_exp, trainable in stage_params:
         # ZeRO-3 holds two gathered layers (one prefetched); ZeRO-2/3 one layer's gradients
         # before their reduce-scatter
         w = per_param(p_rep, p_exp, wbytes, shard_w, 2.0)
@@ -561,21 +563,26 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     in_flight_second = in_flight * np.where(vpp > 1, (pp * vpp + pp - 3.0) / (pp * vpp + pp - 1.0),
                                             (pp - 1.0) / pp)
 
+    any_offload = bool(np.any(off_stage > 0))
+
     def kept(n_layers, n_frozen):
         """Activations a stage keeps per microbatch in flight, and its offload copy buffer:
         layers that run forward only (frozen, nothing trainable below) keep none, frozen layers
         that run backward what their data gradients read, offloaded layers nothing."""
         fz = np.where(no_flow, 0.0, np.minimum(n_frozen, n_layers))
+        keep = (n_layers - np.minimum(n_frozen, n_layers)) * stored + fz * stored_frozen
+        if not any_offload:
+            return keep, 0.0
         o_fz, o_tr = offloaded(n_layers, n_frozen)
-        keep = ((n_layers - np.minimum(n_frozen, n_layers)) * stored + fz * stored_frozen
-                - (o_fz * keep_frozen + o_tr * stored))
-        return keep, np.where(o_tr > 0, stored, np.where(o_fz > 0, keep_frozen, 0.0))
+        return (keep - (o_fz * keep_frozen + o_tr * stored),
+                np.where(o_tr > 0, stored, np.where(o_fz > 0, keep_frozen, 0.0)))
 
     logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
     keep, copy_buf = kept(L_first, f_first)
     act_first = keep * in_flight + copy_buf + working + T * h * act + np.where(pp > 1, 0.0, logits)
-    keep, copy_buf = kept(L_hi, f_second)
-    act_second = np.where(second, keep * in_flight_second + copy_buf + working, 0.0)
+    if any_second:
+        keep, copy_buf = kept(L_hi, f_second)
+        act_second = keep * in_flight_second + copy_buf + working
     keep, copy_buf = kept(L_lo, f_last)
     act_last = keep + copy_buf + working + logits
 
@@ -583,21 +590,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         np.where(t > 1, 2.0 * T * h * act, 0.0)  # sequence-parallel gather / reduce buffers
         + np.where(is_moe, 4.0 * Tk * h * act / rep_div, 0.0)
     )
-    # the stage with the most memory: first, second (when the first is short) or last
-    stages = [(*mem_static[0], act_first), (*mem_static[1], act_second), (*mem_static[2], act_last)]
-    shape = np.broadcast_shapes(np.shape(second), *(np.shape(x) for stage in stages for x in stage))
-
-    def full(x):
-        return np.broadcast_to(x, shape)
-
-    totals = np.stack([full(sum(stage)) for stage in stages])
-    totals[1] = np.where(full(second), totals[1], -np.inf)
-    peak = np.argmax(totals, axis=0)  # ties go to the first
-
-    def at_peak(i):
-        return np.choose(peak, [full(stage[i]) for stage in stages])
-
-    weights, grads, optim, activations = (at_peak(i) for i in range(4))
+    # the stage with the most memory: first, second (when the first is short) or last; ties go
+    # to the first
+    first, last = (*mem_static[0], act_first), (*mem_static[-1], act_last)
+    total_first, total_last = sum(first), sum(last)
+    if any_second:
+        mid = (*mem_static[1], act_second)
+        use_mid = second & (sum(mid) > total_first)
+        first = tuple(np.where(use_mid, m_, f_) for m_, f_ in zip(mid, first))
+        total_first = sum(first)
+    use_last = total_last > total_first
+    weights, grads, optim, activations = (np.where(use_last, l_, f_) for f_, l_ in zip(first, last))
     reserved = c["memory_reserved"] + 0.0 * t
     memory = weights + grads + optim + activations + buffers + reserved
 
