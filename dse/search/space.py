@@ -27,7 +27,7 @@ given value and what is allowed; the scenario part is validated by
 
 Units: knob values are in the units of their names (``hbm_gb`` GiB = 2**30 bytes, ``hbm_tbps``
 TB/s, ``nvlink_gbps`` GB/s per GPU both directions, ``scaleout_gbitps`` Gbit/s per GPU one
-direction, ``power_w`` W, ``price_per_gpu_hour`` USD, ``peak_scale`` a factor,
+direction, ``host_link_gbps`` GB/s per GPU both directions, ``power_w`` W, ``price_per_gpu_hour`` USD, ``peak_scale`` a factor,
 ``nvlink_domain`` GPUs); :func:`hardware_columns` converts them to the SI cost-model columns.
 Global batches are in sequences (``tokens`` are converted with ``tokens // seq_len``);
 ``train_tokens`` is in tokens.
@@ -69,6 +69,8 @@ KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
     "gpus_per_node": (("nvlink_domain",), "GPUs per server, whose NVLink switch joins them (an integer; "
                       "sets the NVLink domain unless nvlink_domain is a knob too)"),
     "scaleout_gbitps": (("scaleout_bw",), "Gbit/s per GPU, one direction (scaleout_bw = x * 1e9 / 8 bytes/s)"),
+    "host_link_gbps": (("host_link_bw",), "GB/s per GPU to host memory, both directions (host_link_bw = x * 1e9 / 2 "
+                       "bytes/s; what activation offloading copies over; training only)"),
     "price_per_gpu_hour": (("price_per_gpu_hour",), "USD per GPU-hour"),
     "power_w": (("power_w",), "W per GPU"),
 }
@@ -364,6 +366,7 @@ class HardwareSpace(Spec):
     nvlink_domain: KnobSpec | None = None
     gpus_per_node: KnobSpec | None = None
     scaleout_gbitps: KnobSpec | None = None
+    host_link_gbps: KnobSpec | None = None
     price_per_gpu_hour: KnobSpec | None = None
     power_w: KnobSpec | None = None
 
@@ -604,8 +607,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
     nvlink_gbps -> nvlink_bw = x * 1e9 / 2 bytes/s (one direction); nvlink_domain -> GPUs;
     gpus_per_node -> nvlink_domain (servers whose NVLink switch joins their GPUs) unless
     nvlink_domain is set too;
-    scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; price_per_gpu_hour (USD) and power_w
-    (W) as they are.
+    scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; host_link_gbps -> host_link_bw =
+    x * 1e9 / 2 bytes/s (one direction); price_per_gpu_hour (USD) and power_w (W) as they are.
     """
     unknown = [k for k in knobs if k not in KNOBS]
     if unknown:
@@ -635,6 +638,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
         out["nvlink_domain"] = value("nvlink_domain")
     if "scaleout_gbitps" in knobs:
         out["scaleout_bw"] = value("scaleout_gbitps") * 1e9 / 8.0
+    if "host_link_gbps" in knobs:
+        out["host_link_bw"] = value("host_link_gbps") * 1e9 / 2.0
     if "price_per_gpu_hour" in knobs:
         out["price_per_gpu_hour"] = value("price_per_gpu_hour")
     if "power_w" in knobs:
@@ -829,6 +834,10 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                 f"constraints.{name}", short(getattr(spec.constraints, name)),
                 f"does not apply to {kind} runs; constraints for them: "
                 f"{', '.join(['max_gpus', 'max_memory_fraction', *usable])}"))
+    if spec.hardware.host_link_gbps is not None and kind not in ("llm_train", "vit_train"):
+        problems.append(FieldProblem("hardware.host_link_gbps", short(spec.hardware.host_link_gbps),
+                                     f"only training offloads activations over the host link; {kind} runs "
+                                     "do not use it"))
     if "time_to_train_s" in metrics and spec.train_tokens is None:
         i = metrics.index("time_to_train_s")
         problems.append(FieldProblem(f"objectives.{i}.metric", "'time_to_train_s'",
@@ -893,6 +902,11 @@ def _training_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
             f"{'/'.join(map(str, ffn))} of {m.name}"))
     if not any(s % c == 0 for c in par.cp):
         problems.append(FieldProblem("parallel.cp", str(par.cp), f"no candidate divides seq_len {s}"))
+    too_many = [o for o in par.offload_layers if o >= m.layers]
+    if too_many:
+        problems.append(FieldProblem("parallel.offload_layers", str(too_many),
+                                     f"offloads at most model.layers - 1 = {m.layers - 1} layers "
+                                     f"(allowed 0 to {m.layers - 1})"))
     problems += _ep_checks(par.ep, m)
     if not any(m.layers + 2 >= p * v and (v == 1 or p > 1) for p in par.pp for v in par.vpp):
         problems.append(FieldProblem(

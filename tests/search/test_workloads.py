@@ -438,3 +438,18 @@ def test_the_offload_space_finds_offloading_and_matches_dse_evaluate():
     ref = evaluate([scenario_from_dict(scenario)])
     for metric in ("tokens_per_s", "memory_per_gpu_bytes"):
         assert row[metric] == pytest.approx(ref[metric].iat[0], rel=1e-12)
+
+
+def test_host_link_knob_sets_the_column_and_only_training_takes_it():
+    from dse.search.space import hardware_columns
+
+    assert hardware_columns({"host_link_bw": 1.0}, {"host_link_gbps": 128})["host_link_bw"] == 64e9
+    s = load_space(SPACES / "llama3_70b_gb200_offload.yaml")
+    assert [float(v) for v in s.spec.hardware.host_link_gbps.values] == [128.0, 900.0]
+    # over PCIe Gen5 a 3.6 GiB layer copy (76 ms a direction) outlasts the layer: exposed
+    slow = score_point(s, 64, {"host_link_gbps": 128.0})
+    fsdp = slow[(slow.tp == 1) & (slow.pp == 1) & (slow.zero == 3) & (slow.recompute == 0)
+                & (slow.microbatch == 2) & (slow.offload_layers == 40)]
+    assert (fsdp["exposed_offload_s"] > 0).all()
+    got = problems(SERVING, hardware={"host_link_gbps": {"values": [128, 900]}})
+    assert "only training offloads activations" in got["hardware.host_link_gbps"]
