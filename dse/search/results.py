@@ -374,10 +374,11 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
 
     hw = hw_columns(top)
     cols: list[tuple[str, str, Any]] = [("#", "", None)]
-    short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb", "global_batch": "gbs",
-             "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard"}
+    short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb",
+             "global_batch": "gbs", "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard"}
     for c in PLAN_COLUMNS:
-        if c in top.columns and not (c == "shard_group" and not (top[c].fillna(0) > 0).any()):
+        # hybrid sharding and offloading only when some plan shown uses them
+        if c in top.columns and not (c in ("shard_group", "offload_layers") and not (top[c].fillna(0) > 0).any()):
             cols.append((short.get(c, c), c, None))
     for c in hw:
         cols.append((c.removeprefix("hw."), c, None))
