@@ -31,6 +31,7 @@ class Hardware:
     gpus_per_node: int
     scaleout_bw: float  # one direction per GPU, bytes/s
     host_link_bw: float  # GPU <-> host memory, one direction per GPU, bytes/s
+    host_memory_bytes: float  # host memory per GPU for offloaded data, bytes (0: not checked)
     nvlink_latency: float  # s
     scaleout_latency: float  # s
     memory_reserved: float  # bytes
@@ -126,6 +127,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         gpus_per_node=int(gpus_per_node),
         scaleout_bw=float(pick(cluster.scaleout_gbitps, preset["scaleout_gbitps"])) * 1e9 / 8.0,
         host_link_bw=float(pick(cluster.host_link_gbps, preset["host_link_gbps"])) * 1e9 / 2.0,
+        host_memory_bytes=float(pick(cluster.host_memory_gb, preset["host_memory_gb"]) or 0.0) * GIB,
         nvlink_latency=float(pick(cluster.nvlink_latency_us, calib["nvlink_latency_us"])) * 1e-6,
         scaleout_latency=float(pick(cluster.scaleout_latency_us, calib["scaleout_latency_us"])) * 1e-6,
         memory_reserved=float(pick(cluster.memory_reserved_gb, calib["memory_reserved_gb"])) * GIB,

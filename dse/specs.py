@@ -318,6 +318,9 @@ class ClusterSpec(Spec):
     scaleout_gbitps: PositiveFloat | None = None
     #: GPU <-> host memory link per GPU, both directions, GB/s (PCIe Gen5 x16: 128; NVLink-C2C: 900)
     host_link_gbps: PositiveFloat | None = None
+    #: host (CPU) memory per GPU for offloaded activations, GiB; None = the preset's (null there:
+    #: the server decides, not checked)
+    host_memory_gb: PositiveFloat | None = None
     nvlink_latency_us: NonNegFloat | None = None
     scaleout_latency_us: NonNegFloat | None = None
     memory_reserved_gb: NonNegFloat | None = None

@@ -57,6 +57,7 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "host_link_bw": (32e9, "GPU <-> host (CPU memory) link per GPU, one direction, bytes/s (PCIe or "
                            "NVLink-C2C)"),
     "eff_host_link": (0.8, "fraction of host_link_bw a large pinned-memory copy reaches"),
+    "host_memory_bytes": (0.0, "host (CPU) memory per GPU for offloaded activations, bytes (0: not checked)"),
     "nvlink_latency": (3e-6, "per-step latency of an NVLink collective, s"),
     "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
     "memory_reserved": (3e9, "HBM not available to the model (context, workspace), bytes"),

@@ -66,4 +66,9 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
             f"{g('memory_activations_bytes') / GIB:.1f}, buffers {g('memory_buffers_bytes') / GIB:.1f}, "
             f"reserved {g('memory_reserved_bytes') / GIB:.1f} GiB)"
         )
+    if mask & tr.HOST_MEMORY:
+        reasons.append(
+            f"out of host memory: the offloaded activations of {_i(g('offload_layers'))} layers need "
+            f"{g('host_memory_offload_bytes') / GIB:.1f} GiB per GPU > {g('host_memory_bytes') / GIB:.1f} GiB of "
+            "host memory per GPU (offload fewer layers, or set cluster.host_memory_gb)")
     return "; ".join(reasons)

@@ -71,6 +71,8 @@ OUT_OF_MEMORY = 1 << 7
 FFN_TP = 1 << 8
 EP_DENSE = 1 << 9
 SHARD_GROUP = 1 << 13
+#: offloaded activations need more host memory than a GPU has (``host_memory_bytes`` > 0)
+HOST_MEMORY = 1 << 14
 
 #: Bytes read and written per locally updated parameter by a fused Adam step
 #: (read fp32 master, m, v, grad; write master, m, v, bf16 weights; zero the grad).
@@ -578,6 +580,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
                 np.where(o_tr > 0, stored, np.where(o_fz > 0, keep_frozen, 0.0)))
 
     logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
+    # host memory the first stage's offloaded activations fill (every microbatch in flight)
+    host_bytes = (off_fz * keep_frozen + off_tr * stored) * in_flight if any_offload else 0.0 * t
     keep, copy_buf = kept(L_first, f_first)
     act_first = keep * in_flight + copy_buf + working + T * h * act + np.where(pp > 1, 0.0, logits)
     if any_second:
@@ -621,6 +625,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(dpc, ep) != 0)), EXPERTS_EP)
     flag((vpp > 1) & ((pp < 2) | (np.mod(m, pp) != 0)), INTERLEAVE)
     flag(memory > c["hbm_bytes"], OUT_OF_MEMORY)
+    flag((c["host_memory_bytes"] > 0) & (host_bytes > c["host_memory_bytes"]), HOST_MEMORY)
     flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, t) != 0)), FFN_TP)
     flag(~is_moe & (ep > 1), EP_DENSE)
     flag((sg_in > 0) & (np.mod(dpc, np.maximum(sg_in, 1.0)) != 0), SHARD_GROUP)
@@ -652,6 +657,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "memory_buffers_bytes": buffers,
         "memory_reserved_bytes": reserved,
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
+        "host_memory_offload_bytes": host_bytes,
         "time_compute_s": steady * (Lb * (layer_f + layer_b) + head_w * head_t) + optimizer,
         "time_bubble_s": bubble,
         "exposed_offload_s": steady * offload_t,

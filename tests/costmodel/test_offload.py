@@ -146,3 +146,21 @@ def test_offloading_is_never_faster_and_a_faster_host_link_never_slower(rows, k,
     slower = it[2] > it[1] * (1 + RTOL)
     assert not faster.any(), describe_failures(rows, faster)
     assert not slower.any(), describe_failures(rows, slower)
+
+
+def test_offloading_more_than_the_host_holds_is_infeasible_with_the_arithmetic():
+    """GB200: 240 GB of Grace memory per GPU. Llama 3 70B FSDP at microbatch 2 keeps 3.625 GiB a
+    layer: 40 layers need 145 GiB (fits), 79 layers 286.4 GiB (does not)."""
+    ok, full = _one(_llama70b_fsdp(offload=40)), _one(_llama70b_fsdp(offload=79))
+    assert ok["host_memory_offload_bytes"] == pytest.approx(40 * _layer_bytes(), rel=1e-12)
+    assert ok["feasible"] == 1.0
+    assert full["host_memory_offload_bytes"] == pytest.approx(79 * _layer_bytes(), rel=1e-12)
+    frame = dse.evaluate(_llama70b_fsdp(offload=79))
+    assert not frame["feasible"].iat[0]
+    assert ("out of host memory: the offloaded activations of 79 layers need 286.4 GiB per GPU > "
+            "240.0 GiB of host memory per GPU") in frame["infeasible_reason"].iat[0]
+    # an HGX server's host memory is the server's: unchecked unless the scenario states it
+    h100 = _one(_llama70b_fsdp("H100-SXM-80GB", offload=79))
+    assert not int(h100["infeasible_mask"]) & dse.costmodel.training.HOST_MEMORY
+    stated = _one(_llama70b_fsdp("H100-SXM-80GB", offload=79, host_memory_gb=256))
+    assert int(stated["infeasible_mask"]) & dse.costmodel.training.HOST_MEMORY

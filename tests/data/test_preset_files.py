@@ -10,7 +10,7 @@ import yaml
 
 GPU_KEYS = {
     "aliases", "family", "peak_tflops", "hbm_gb", "hbm_tbps", "nvlink_gbps", "nvlink_domain",
-    "gpus_per_node", "scaleout_gbitps", "host_link_gbps", "power_w", "price_per_gpu_hour", "sources",
+    "gpus_per_node", "scaleout_gbitps", "host_link_gbps", "host_memory_gb", "power_w", "price_per_gpu_hour", "sources",
 }
 PEAK_KEYS = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}
 GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell"}
@@ -100,6 +100,8 @@ def test_gpu_figures_are_positive_and_finite(gpus):
             assert _is_pos_int(e[key]), f"{name}: {key} = {e[key]!r}"
         price = e["price_per_gpu_hour"]
         assert price is None or _is_pos_number(price), f"{name}: price_per_gpu_hour = {price!r}"
+        host = e["host_memory_gb"]
+        assert host is None or _is_pos_number(host), f"{name}: host_memory_gb = {host!r}"
         assert isinstance(e["sources"], str) and e["sources"].strip(), f"{name}: sources"
 
 

@@ -12,7 +12,7 @@ import yaml
 
 from dse.api import RECOMPUTE_CODE
 from dse.costmodel import evaluate_training
-from dse.costmodel.training import OUT_OF_MEMORY
+from dse.costmodel.training import HOST_MEMORY, OUT_OF_MEMORY
 from dse.errors import InputError
 from dse.search.enumerate import SOFTWARE_COLUMNS, hardware_grid, software_grid, space_size
 from dse.search.space import load_space, space_from_dict
@@ -97,13 +97,13 @@ def as_rows(grid):
 
 
 def check_cost_model_agrees(space, num_gpus, grid):
-    """The cost model flags no grid row for anything but memory."""
+    """The cost model flags no grid row for anything but memory (HBM or, offloading, host memory)."""
     if not len(grid["tp"]):
         return
     cols = dict(space.base_columns(num_gpus))
     cols.update(grid)
     mask = evaluate_training(cols, outputs=["infeasible_mask"])["infeasible_mask"].astype(np.int64)
-    bad = mask & ~OUT_OF_MEMORY
+    bad = mask & ~(OUT_OF_MEMORY | HOST_MEMORY)
     assert not bad.any(), f"{int(np.count_nonzero(bad))} rows flagged {sorted(set(bad[bad > 0].tolist()))}"
 
 
