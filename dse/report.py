@@ -106,6 +106,9 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
         rec["parallel"]["stage_layers"] = {"first": int(layers) % pp, "more": int(layers) // pp + 1,
                                            "rest": int(layers) // pp}
     rec["parallel"]["recompute"] = RECOMPUTE_NAMES.get(_int(row["recompute"]), str(row["recompute"]))
+    if (_num(row.get("offload_layers")) or 0) > 0:
+        rec["parallel"]["offload_layers"] = _int(row["offload_layers"])
+        rec["parallel"]["host_offload_bytes"] = _num(row.get("host_memory_offload_bytes"))
     rec["attention"] = _attention_text(row, layers)
     for key in METRIC_KEYS:
         rec[key] = _num(row[key])
@@ -196,8 +199,15 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     )
     stages = p.get("stage_layers")
     if stages:
-        plan += (f"\nuneven stages: {stages['more']} layers on the first {stages['first']}, {stages['rest']} on the "
-                 f"other {p['pp'] - stages['first']} (the last also holds the output head)")
+        short = p["pp"] - stages["first"]  # stages holding one layer fewer
+        where = ("the last, which holds the output head" if short == 1 else
+                 "among them the first and the last, which hold the embedding and the output head")
+        plan += (f"\nuneven stages: {stages['more']} layers on {stages['first']}, {stages['rest']} on "
+                 f"{short} ({where})")
+    if p.get("offload_layers"):
+        plan += f"\nactivation offloading: {p['offload_layers']} layers a stage keep their activations in host memory"
+        if p.get("host_offload_bytes"):
+            plan += f" ({p['host_offload_bytes'] / 2**30:.1f} GiB per GPU)"
     serving = rec.get("serving")
     if serving:  # LLM inference: the serving plan instead of the training one
         plan = (f"serving: tp {p['tp']} · pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · "

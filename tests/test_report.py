@@ -78,9 +78,26 @@ def test_uneven_pipeline_stages_are_spelled_out():
     rec, text = rendered(scenario)
     # 126 layers over 16 stages: 126 = 14 x 8 + 2 x 7
     assert rec["parallel"]["stage_layers"] == {"first": 14, "more": 8, "rest": 7}
-    assert "uneven stages: 8 layers on the first 14, 7 on the other 2" in text
+    assert ("uneven stages: 8 layers on 14, 7 on 2 (among them the first and the last, which hold the "
+            "embedding and the output head)") in text
     even, text = rendered({**scenario, "parallel": {**scenario["parallel"], "pp": 2, "vpp": 1}})
     assert "stage_layers" not in even["parallel"] and "uneven" not in text
+    # 127 layers over 16 stages: 15 x 8 + 1 x 7, one short stage, the last
+    one_short = {**scenario, "model": {"preset": "llama3-405b", "layers": 127},
+                 "parallel": {**scenario["parallel"], "vpp": 1}}
+    _, text = rendered(one_short)
+    assert "uneven stages: 8 layers on 15, 7 on 1 (the last, which holds the output head)" in text
+
+
+def test_offloading_is_spelled_out():
+    scenario = {"model": "llama3-70b", "precision": "fp8", "cluster": {"gpu": "GB200", "num_gpus": 64},
+                "parallel": {"tp": 1, "pp": 1, "zero": 3, "microbatch": 2, "global_batch": 256},
+                "training": {"offload_activation_layers": 40}}
+    rec, text = rendered(scenario)
+    assert rec["parallel"]["offload_layers"] == 40
+    assert rec["parallel"]["host_offload_bytes"] == pytest.approx(40 * 3.625 * 2**30, rel=1e-12)
+    assert "activation offloading: 40 layers a stage keep their activations in host memory (145.0 GiB per GPU)" in text
+    assert "exposed offload" in text
 
 
 def test_report_names_latent_and_local_attention_and_the_dispatch():
