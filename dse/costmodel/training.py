@@ -298,7 +298,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     r = c["lora_rank"]
     targets = [(c["lora_qkv"], h, (a + 2.0 * g) * d / t), (c["lora_out"], a * d / t, h),
                (c["lora_ffn"], h, (mats - 1.0) * f / t), (c["lora_ffn"], f / t, h)]
-    lora_f = sum(on * (gemm(T, K, np.maximum(r, 1.0)) + gemm(T, np.maximum(r, 1.0), N)) for on, K, N in targets)
+    any_lora = bool(np.any(lora))
+    lora_f = (sum(on * (gemm(T, K, np.maximum(r, 1.0)) + gemm(T, np.maximum(r, 1.0), N)) for on, K, N in targets)
+              if any_lora else 0.0)
     lora_params = sum(on * r * (K + N) for on, K, N in targets)  # per GPU, per layer
     no_flow = (c["freeze_embeddings"] > 0) & ~lora  # no trainable parameter below frozen layers
     f_last = np.clip(frozen - (pp - 1.0) * L, 0.0, L)  # frozen layers of the last stage
@@ -412,9 +414,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     act_dense, act_moe = act_dense - saved_dense, act_moe - saved_moe
     act_layer = dense_frac * act_dense + moe_frac * act_moe
     # frozen base weights keep no inputs of their linear layers (LoRA: but the adapted ones')
-    fz_dense, fz_moe, lo_dense, lo_moe = frozen_input_savings(T, c, t, rep_div, c["top_k"])
-    act_frozen = act_layer - (dense_frac * fz_dense + moe_frac * fz_moe)
-    act_trainable = act_layer - np.where(lora, dense_frac * lo_dense + moe_frac * lo_moe, 0.0)
+    if any_lora or np.any(frozen > 0):
+        fz_dense, fz_moe, lo_dense, lo_moe = frozen_input_savings(T, c, t, rep_div, c["top_k"])
+        act_frozen = act_layer - (dense_frac * fz_dense + moe_frac * fz_moe)
+        act_trainable = act_layer - np.where(lora, dense_frac * lo_dense + moe_frac * lo_moe, 0.0)
+    else:  # nothing frozen in this batch: no layer keeps less than a trained one
+        act_frozen = act_trainable = act_layer
     layer_input = T * h * act / rep_div
     stored = np.where(recompute == 2, layer_input, act_trainable)
     stored_frozen = np.where(recompute == 2, layer_input, act_frozen)

@@ -94,3 +94,19 @@ def test_fp8_params_hold_one_byte_per_weight():
     ref = scenario_columns(dse.load_scenario({**BASE, "workload": "train"}))
     assert float(evaluate_training(bf)["memory_per_gpu_bytes"][0]) == float(
         evaluate_training(ref)["memory_per_gpu_bytes"][0])
+
+
+def test_a_batch_mixing_fine_tunes_and_full_training_scores_each_row_as_alone():
+    """The cost model skips the fine-tuning terms for a batch with nothing frozen; a batch that
+    mixes LoRA, frozen layers and full training must still score every row as on its own."""
+    from dse.costmodel.inputs import COLUMNS
+
+    rows = [scenario_columns(s) for s in (
+        dse.load_scenario({**BASE, "workload": "finetune", "finetune": {"lora": {"rank": 16}}}),
+        dse.load_scenario({**BASE, "workload": "finetune", "finetune": {"frozen_layers": 40}}),
+        dse.load_scenario(BASE))]
+    alone = [evaluate_training(r) for r in rows]
+    together = evaluate_training({k: np.array([r[k] for r in rows]) for k in rows[0] if k in COLUMNS})
+    for i, out in enumerate(alone):
+        for key in ("iteration_time_s", "memory_per_gpu_bytes", "memory_activations_bytes"):
+            assert together[key][i] == pytest.approx(out[key][0], rel=1e-12), (i, key)
