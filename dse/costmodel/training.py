@@ -22,7 +22,8 @@ The model, per pipeline stage and microbatch, on two streams:
 * copy engines: activation offloading (``offload_layers``) copies an offloaded layer's saved
   activations to host memory while the next layer runs forward and back while the layer above
   runs backward, at ``host_link_bw * eff_host_link`` (PCIe or NVLink-C2C); the part of a copy
-  longer than that layer is exposed (``exposed_offload_s``).
+  longer than that layer is exposed (``exposed_offload_s``). The copies' own HBM traffic (each
+  byte read or written once, a few percent of HBM bandwidth) is not charged to the kernels.
 
 Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream schedule is a
 closed form (:func:`two_stream_layer`, plus the first gather that nothing hides);
