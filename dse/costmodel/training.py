@@ -32,8 +32,9 @@ divide the layers, stages hold floor or ceil(layers/pp) (Megatron-core's uneven 
 stages): the last stage is a short one (it has the head), and so is the first (it has the
 embedding) when two or more are short; the steady state runs at the slower of a full stage and
 the last stage with its head, and memory peaks on the first stage (most microbatches in flight)
-or, when it is short, possibly on the second (full, one microbatch fewer) or on the last. Every pipeline chunk holds a layer,
-except that the embedding and the loss may take a chunk each (layers + 2 >= pp*vpp).
+or, when it is short, possibly on the second (full, one microbatch fewer) or on the last. Every
+pipeline chunk holds a layer, except that the embedding and the loss may take a chunk each
+(layers + 2 >= pp*vpp).
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
 ZeRO stage, over all dp*cp ranks or, with hybrid sharding, over groups of ``shard_group`` ranks
