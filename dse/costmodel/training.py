@@ -431,6 +431,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # backward; what the link cannot move in that time is exposed. A stage offloads its first
     # layers, where the frozen ones of a fine-tune are.
     off_stage = c["offload_layers"]  # offloaded layers per stage (pp = 1 in Megatron-core)
+    any_offload = bool(np.any(off_stage > 0))  # (the terms are skipped when no row offloads)
     keep_frozen = np.where(no_flow, 0.0, stored_frozen)  # what a frozen layer keeps
 
     def offloaded(n_layers, n_frozen):
@@ -439,15 +440,16 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         off = np.minimum(off_stage, n_layers)
         return np.minimum(off, nf), np.clip(off - nf, 0.0, n_layers - nf)
 
-    host_bw = c["host_link_bw"] * c["eff_host_link"]
-    off_fz, off_tr = offloaded(L_first, f_first)
     offload_t = 0.0  # exposed per stage and microbatch, s
     offload_hidden = 0.0
-    for n_off, nbytes in ((off_fz, keep_frozen), (off_tr, stored)) if np.any(off_stage > 0) else ():
-        copy = nbytes / host_bw  # one layer, one direction, s
-        exposed = np.maximum(copy - fwd_time, 0.0) + np.maximum(copy - bwd_time, 0.0)
-        offload_t = offload_t + n_off * exposed
-        offload_hidden = offload_hidden + n_off * (2.0 * copy - exposed)
+    if any_offload:
+        host_bw = c["host_link_bw"] * c["eff_host_link"]
+        off_fz, off_tr = offloaded(L_first, f_first)
+        for n_off, nbytes in ((off_fz, keep_frozen), (off_tr, stored)):
+            copy = nbytes / host_bw  # one layer, one direction, s
+            exposed = np.maximum(copy - fwd_time, 0.0) + np.maximum(copy - bwd_time, 0.0)
+            offload_t = offload_t + n_off * exposed
+            offload_hidden = offload_hidden + n_off * (2.0 * copy - exposed)
 
     # per-stage forward and backward of one microbatch (the whole stage, all vpp chunks)
     per_layer = layer_f + layer_b + slow * hidden_layer + (fwd_time - layer_f + bwd_time - layer_b)
@@ -571,8 +573,6 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     in_flight = np.minimum(m, pp) * np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
     in_flight_second = in_flight * np.where(vpp > 1, (pp * vpp + pp - 3.0) / (pp * vpp + pp - 1.0),
                                             (pp - 1.0) / pp)
-
-    any_offload = bool(np.any(off_stage > 0))
 
     def kept(n_layers, n_frozen):
         """Activations a stage keeps per microbatch in flight, and its offload copy buffer:

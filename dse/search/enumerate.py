@@ -114,11 +114,8 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     sg, dpc = rows["shard_group"], rows["dp"] * rows["cp"]
     rows = _keep(rows, (sg == 0) | ((rows["zero"] >= 1) & (sg < dpc) & (dpc % np.maximum(sg, 1) == 0)))
     rows = _cross(rows, "recompute", sorted(int(RECOMPUTE_CODE[r]) for r in set(par.recompute)))
-    offloads = uniq(par.offload_layers)
-    if offloads[-1] >= layers:
-        raise single("parallel.offload_layers", f"offloads at most model.layers - 1 = {layers - 1} layers "
-                     f"(allowed 0 to {layers - 1})", offloads[-1], space.source_path)
-    rows = _cross(rows, "offload_layers", offloads)
+    # (offloading model.layers or more is refused when the space loads)
+    rows = _cross(rows, "offload_layers", uniq(par.offload_layers))
     # a stage offloads only layers it holds: ceil(layers / pp) at most
     rows = _keep(rows, rows["offload_layers"] <= -(-layers // rows["pp"]))
 
