@@ -183,8 +183,8 @@ def validate(
     ),
     by: str | None = typer.Option(
         None, "--by", metavar="FIELDS",
-        help="Summarize per value of these case fields, comma-separated: source, gpu, precision, family, "
-             "model, workload, metric (e.g. --by gpu,precision or --by model).",
+        help="Summarize per value of these case fields, comma-separated: source, reliability, gpu, "
+             "precision, family, model, workload, metric (e.g. --by gpu,precision or --by model).",
     ),
 ) -> None:
     """Predict published measurements and report the error per case and per source.

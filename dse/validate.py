@@ -77,7 +77,7 @@ SKIP_REASONS = {
 
 #: Columns of the cases DataFrame, in order.
 CASE_COLUMNS = (
-    "file", "line", "id", "source", "workload", "gpu", "precision", "family", "model", "metric", "column", "measured",
+    "file", "line", "id", "source", "reliability", "workload", "gpu", "precision", "family", "model", "metric", "column", "measured",
     "predicted",
     "error", "abs_pct_error", "feasible", "infeasible_reason", "status", "reason", "flagged",
 )
@@ -128,6 +128,7 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
     row: dict[str, Any] = {
         "id": str(obj.get("id", "")),
         "source": str(obj.get("source", "")),
+        "reliability": str(obj.get("reliability", "")),
         "workload": str(obj.get("workload", "")),
         "gpu": str((obj.get("cluster") or {}).get("gpu", "")) if isinstance(obj.get("cluster"), dict) else "",
         "precision": str(obj.get("precision", "")),
@@ -194,7 +195,7 @@ def _predict(cases: pd.DataFrame, scenarios: list) -> None:
 
 
 #: Case fields the summary can be grouped by (``dse validate --by``).
-GROUP_FIELDS = ("source", "gpu", "precision", "family", "model", "workload", "metric")
+GROUP_FIELDS = ("source", "reliability", "gpu", "precision", "family", "model", "workload", "metric")
 
 
 def summarize(cases: pd.DataFrame, by: Iterable[str] = ()) -> dict[str, Any]:

@@ -299,6 +299,17 @@ def test_summary_by_gpu_and_precision(tmp_path):
         validate_cases(write_jsonl(tmp_path / "d.jsonl", objs), by=["colour"])
 
 
+def test_summary_by_reliability(tmp_path):
+    objs = [case("a"), case("b", measured=300.0), case("c", measured=200.0, reliability="B")]
+    cases, summary = validate_cases(write_jsonl(tmp_path / "c.jsonl", objs), by=["reliability"])
+    groups = summary["by"]["groups"]
+    assert list(cases["reliability"]) == ["A", "A", "B"]
+    assert {k: v["count"] for k, v in groups.items()} == {"A": 2, "B": 1}
+    by_id = cases.set_index("id")["abs_pct_error"]
+    assert groups["A"]["mape_pct"] == pytest.approx((by_id["a"] + by_id["b"]) / 2.0)
+    assert groups["B"]["mape_pct"] == pytest.approx(by_id["c"])
+
+
 def test_cli_validate_by_prints_the_groups(tmp_path):
     path = write_jsonl(tmp_path / "c.jsonl", [case("a"), case("b", precision="fp8")])
     out = subprocess.run([str(DSE), "validate", str(path), "--by", "precision"], capture_output=True, text=True,
