@@ -17,6 +17,7 @@ import pandas as pd
 from .costmodel import COLUMNS, describe, evaluate_training
 from .errors import InputError, single
 from .hardware import resolve_hardware
+from .presets import calibration_table
 from .scenario import load_scenario
 from .specs import Scenario
 
@@ -31,6 +32,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
     dp = p.dp if p.dp is not None else max(cl.num_gpus // (p.tp * p.pp * p.cp), 1)
     microbatch = p.microbatch or 1
     row: dict[str, float] = {k: default for k, (default, _) in COLUMNS.items() if default is not None}
+    host = calibration_table()[hw.family] if (moe is not None and tr.moe_host_sync) else {}
     row.update({
         "layers": m.layers,
         "hidden": m.hidden,
@@ -91,6 +93,8 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "rc_mlp": float("mlp" in tr.recompute_modules),
         "rc_moe": float("moe" in tr.recompute_modules),
         "ep_cross_overlap": float(tr.ep_overlap_across_microbatches),
+        "moe_host_layer": float(host.get("moe_host_layer_us") or 0.0) * 1e-6,
+        "moe_host_expert": float(host.get("moe_host_expert_us") or 0.0) * 1e-6,
         "overlap_dp": float(tr.overlap.dp),
         "overlap_fsdp": float(tr.overlap.fsdp_prefetch),
         "overlap_tp": float(tr.overlap.tp),

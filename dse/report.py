@@ -25,6 +25,7 @@ TIME_PARTS = {
     "bubble": "time_bubble_s",
     **{f"exposed_{k}": f"exposed_{k}_s" for k in COMM_KINDS},
     "exposed_offload": "exposed_offload_s",
+    "host_stall": "host_stall_s",
     "overlap_slowdown": "time_overlap_slowdown_s",
 }
 #: Communication hidden behind compute (not part of the sum): name -> evaluate column (each
@@ -299,6 +300,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     console.print(tt)
     console.print(Text(f"exposed communication: {rec['exposed_comm_s']:.4g} s; hidden communication "
                        "runs under compute and costs only the overlap slowdown.", style="dim"))
+    if times.get("host_stall", 0.0) > 0:
+        console.print(Text("host stall: the MoE dispatch reads the routed-token counts on the host every layer, "
+                           "so the host's kernel launches of a layer run beside the GPU's work instead of ahead "
+                           "of it; larger microbatches and fewer experts per GPU shorten it, and MoE layers "
+                           "captured in CUDA graphs remove it (training.moe_host_sync: false).", style="dim"))
 
 
 def _memory_table() -> Any:

@@ -81,6 +81,7 @@ def schedule(row: dict[str, float]) -> list[Event]:
     bubble = g["time_bubble_s"]
     pp_exposed = g["exposed_pp_s"]
     offload_exposed = g.get("exposed_offload_s", 0.0)
+    host_stall = g.get("host_stall_s", 0.0)
 
     def add(name, kind, stream, start, duration, **where):
         if duration > 0:
@@ -111,6 +112,9 @@ def schedule(row: dict[str, float]) -> list[Event]:
         if offload_exposed > 0:  # host copies of offloaded activations the layers could not hide
             add("activation offload copies (exposed)", "offload", COMPUTE, t, offload_exposed / m, microbatch=mb)
             t += offload_exposed / m
+        if host_stall > 0:  # MoE layers the host launched slower than the GPU ran them
+            add("waiting for the host to launch MoE layers", "host", COMPUTE, t, host_stall / m, microbatch=mb)
+            t += host_stall / m
         if pp_exposed > 0:
             add("pipeline send/recv (exposed)", "pp", COMPUTE, t, pp_exposed / m, microbatch=mb)
             t += pp_exposed / m
@@ -384,7 +388,8 @@ def training_breakdown(row: dict[str, float]) -> dict[str, Any]:
     against the model's overlap (exposed communication only)."""
     kinds = ["tp", "ep", "cp", "fsdp", "pp", "dp", "offload"]
     compute = row["time_compute_s"] + row["time_overlap_slowdown_s"]
-    head = [("compute", "gemm", compute), ("bubble", "bubble", row["time_bubble_s"])]
+    head = [("compute", "gemm", compute), ("bubble", "bubble", row["time_bubble_s"]),
+            ("host stall", "host", row.get("host_stall_s", 0.0))]
     serialized = [(k, k, row.get(f"exposed_{k}_s", 0.0) + row.get(f"overlapped_{k}_s", 0.0)) for k in kinds]
     exposed = [(k, k, row.get(f"exposed_{k}_s", 0.0)) for k in kinds]
     return {"xlabel": "time per iteration (s)", "unit": "s",

@@ -86,10 +86,10 @@ DOMAIN_CANDIDATES = (1, 2, 4, 8, 16, 32, 36, 64, 72, 144, 288, 576, 1152, 2304, 
 
 #: The knob that buys more of the resource behind each time share (the bubble shrinks with compute).
 SHARE_KNOB = {"compute": "peak_scale", "memory_bandwidth": "hbm_tbps", "nvlink": "nvlink_gbps",
-              "scaleout": "scaleout_gbitps", "pipeline_bubble": "peak_scale"}
+              "scaleout": "scaleout_gbitps", "pipeline_bubble": "peak_scale", "host_link": "host_link_gbps"}
 #: Names :func:`bottleneck` may return.
 BOTTLENECKS = ("compute", "memory_bandwidth", "memory_capacity", "nvlink", "scaleout", "pipeline_bubble",
-               "overlap_slowdown")
+               "overlap_slowdown", "host_link", "host")
 #: A plan using more than this fraction of HBM is bound by memory capacity.
 CAPACITY_FRACTION = 0.9
 #: More HBM "changes the best plan" when +rel_step HBM gains more than this fraction of throughput.
@@ -103,7 +103,7 @@ PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", 
 TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
     "exposed_tp_s", "exposed_ep_s", "exposed_cp_s", "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s",
-    "exposed_offload_s", "time_overlap_slowdown_s",
+    "exposed_offload_s", "host_stall_s", "time_overlap_slowdown_s",
     "overlapped_tp_s", "overlapped_ep_s", "overlapped_cp_s", "overlapped_fsdp_s", "overlapped_pp_s",
     "overlapped_dp_s",
 )
@@ -627,6 +627,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
                   "overlap_slowdown": _get(row, "time_overlap_slowdown_s")})
     if _get(row, "exposed_offload_s", 0.0) > 0:  # activation offloading waits on the host link
         parts["host_link"] = _get(row, "exposed_offload_s")
+    if _get(row, "host_stall_s", 0.0) > 0:  # MoE layers wait for the host to launch them
+        parts["host"] = _get(row, "host_stall_s")
     total = sum(parts.values()) or it
     shares = {k: v / total for k, v in parts.items()}
 
@@ -658,7 +660,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     labels = {"compute": "compute at the FLOP/s roofline" if split else "compute",
               "memory_bandwidth": "HBM-bound compute", "pipeline_bubble": "the pipeline bubble",
               "nvlink": "exposed NVLink communication", "scaleout": "exposed scale-out communication",
-              "overlap_slowdown": "the overlap slowdown"}
+              "overlap_slowdown": "the overlap slowdown",
+              "host_link": "exposed activation-offload copies", "host": "waiting for the host to launch MoE layers"}
     ranked = [k for k in sorted(shares, key=shares.get, reverse=True) if shares[k] >= 0.005]
 
     def item(k: str) -> str:
@@ -683,6 +686,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         "scaleout": "The scale-out network bounds this plan",
         "pipeline_bubble": "The pipeline bubble bounds this plan",
         "overlap_slowdown": "Compute slowed by overlapped communication bounds this plan",
+        "host_link": "The host link (activation offloading) bounds this plan",
+        "host": "The host (CPU) launching the MoE layers bounds this plan",
     }[name]
     explanation = f"{head}: of the {it:.3g} s iteration, {listing}; {memory}."
     return {"shares": shares, "largest_share": largest, "memory_fraction": mem_frac, "capacity_gain": gain,

@@ -100,6 +100,22 @@ def test_offloading_is_spelled_out():
     assert "exposed offload" in text
 
 
+def test_a_host_bound_moe_plan_is_spelled_out():
+    from test_trace import host_bound_scenario
+
+    rec, text = rendered(host_bound_scenario())
+    stall = rec["breakdown"]["time_s"]["host_stall"]
+    assert stall > 0
+    from dse.report import TIME_PARTS
+
+    parts = rec["breakdown"]["time_s"]
+    assert sum(parts[k] for k in TIME_PARTS) == pytest.approx(rec["iteration_time_s"], rel=1e-9)
+    assert "host stall" in text and "training.moe_host_sync: false" in text
+    off = {**host_bound_scenario(), "training": {"moe_host_sync": False}}
+    rec, text = rendered(off)
+    assert rec["breakdown"]["time_s"]["host_stall"] == 0.0 and "MoE dispatch reads" not in text
+
+
 def test_report_names_latent_and_local_attention_and_the_dispatch():
     mla = {"model": "deepseek-v3", "precision": "fp8", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 256},
            "parallel": {"tp": 1, "pp": 16, "ep": 16, "global_batch": 256, "recompute": "full"},

@@ -65,6 +65,28 @@ def test_exposed_offload_copies_are_on_the_compute_stream():
     assert bars["overlapped\n(model)"]["offload"] == pytest.approx(exposed, rel=1e-9)
 
 
+def host_bound_scenario():
+    """A fine-grained MoE (128 experts, 16 per GPU) at one 4,096-token microbatch: the host's
+    launches of each MoE layer outlast the GPU's work on it."""
+    model = {"name": "qwen-like", "family": "moe", "layers": 48, "hidden": 2048, "heads": 32, "kv_heads": 4,
+             "head_dim": 128, "ffn_hidden": 768, "ffn_act": "swiglu", "vocab": 151936, "seq_len": 4096,
+             "moe": {"experts": 128, "top_k": 8, "expert_ffn_hidden": 768}}
+    return {"model": model, "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+            "parallel": {"tp": 1, "ep": 8, "microbatch": 1, "global_batch": 64}}
+
+
+def test_host_stalls_are_on_the_compute_stream():
+    events, meta = scenario_trace(host_bound_scenario())
+    waits = [e for e in events if e.kind == "host"]
+    stall = dse.evaluate(host_bound_scenario())["host_stall_s"].iat[0]
+    assert stall > 0 and all(e.stream == COMPUTE for e in waits)
+    assert sum(e.duration for e in waits) == pytest.approx(stall, rel=1e-9)
+    compute = sorted((e for e in events if e.stream == COMPUTE), key=lambda e: e.start)
+    assert compute[-1].end == pytest.approx(meta["iteration_time_s"], rel=1e-9)
+    bars = {bar["label"]: {name: v for name, _, v in bar["parts"]} for bar in meta["breakdown"]["bars"]}
+    assert bars["overlapped\n(model)"]["host stall"] == pytest.approx(stall, rel=1e-9)
+
+
 def test_fsdp_gathers_and_cp_ring_run_on_the_communication_stream():
     events, _ = scenario_trace(fsdp_scenario(cp=2, tp=2))
     comm_kinds = {e.kind for e in events if e.stream == COMM}

@@ -31,7 +31,8 @@ DSE = Path(sys.executable).parent / "dse"
 SMALL = {"name": "llama2-7b-8", "model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
          "parallel": {"tp": 1, "global_batch": 64}}
 TIME_PARTS = ("time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s", "exposed_cp_s",
-              "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s", "time_overlap_slowdown_s")
+              "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s", "exposed_offload_s", "host_stall_s",
+              "time_overlap_slowdown_s")
 
 
 # ---------------------------------------------------------------------------- parse_vary
@@ -198,6 +199,16 @@ def test_bottleneck_names_a_resource_and_shares_sum_to_one(scaleout):
         assert sum(bound["shares"].values()) == pytest.approx(1.0, abs=1e-6)
         assert all(v >= 0 for v in bound["shares"].values())
         assert isinstance(bound["explanation"], str) and "%" in bound["explanation"]
+
+
+@pytest.mark.parametrize("column, name", [("exposed_offload_s", "host_link"), ("host_stall_s", "host")])
+def test_bottleneck_names_the_host_link_and_the_host(column, name):
+    row = {"iteration_time_s": 1.0, "time_compute_s": 0.35, "time_bubble_s": 0.05, column: 0.6,
+           "memory_per_gpu_bytes": 40 * 2**30, "hbm_bytes": 80 * 2**30}
+    bound = bottleneck(row)
+    assert bound["bottleneck"] == name and name in BOTTLENECKS
+    assert bound["shares"][name] == pytest.approx(0.6)
+    assert "60" in bound["explanation"] and ("host" in bound["explanation"])
 
 
 def test_bottleneck_of_an_evaluated_row_and_group_placement():

@@ -115,6 +115,11 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "flash_attention": (1.0, "1 for a fused (flash) attention kernel"),
     "moe_dedup": (0.0, "1 if routed tokens cross the network once per destination NVLink domain and "
                        "are forwarded over NVLink there (DeepEP); 0: one copy per routed expert (all-to-all)"),
+    "moe_host_layer": (0.0, "host (CPU) time to launch one MoE layer's forward and backward for one "
+                            "microbatch when the host cannot run ahead of the GPU (Megatron-core's "
+                            "dispatcher reads the routed-token counts on the host every layer), s; "
+                            "0: the host never limits"),
+    "moe_host_expert": (0.0, "the same, per expert held by the GPU (per-expert GEMMs and casts), s"),
     "ep_cross_overlap": (0.0, "1 if a microbatch's expert all-to-alls hide under another microbatch's "
                               "whole layer (DualPipe, 1F1B A2A overlap); 0: under the layer's expert GEMMs"),
     "overlap_dp": (1.0, "data-parallel gradient reduction overlaps the backward pass"),

@@ -24,6 +24,10 @@ The model, per pipeline stage and microbatch, on two streams:
   runs backward, at ``host_link_bw * eff_host_link`` (PCIe or NVLink-C2C); the part of a copy
   longer than that layer is exposed (``exposed_offload_s``). The copies' own HBM traffic (each
   byte read or written once, a few percent of HBM bandwidth) is not charged to the kernels.
+* the host: an MoE layer whose dispatch reads the routed-token counts on the host (Megatron-core)
+  is launched while the GPU runs it, not ahead of it; the host's time for one layer and
+  microbatch, H = ``moe_host_layer`` + ``moe_host_expert`` x local experts, and the GPU's G give
+  the layer (G^2 + H^2)^(1/2), the excess over G being ``host_stall_s``.
 
 Every layer of a kind (dense, MoE) is identical, so the per-layer two-stream schedule is a
 closed form (:func:`two_stream_layer`, plus the first gather that nothing hides);
@@ -406,6 +410,20 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         (cp_b, attn_b, cp_on),
         (fsdp_b, layer_b, fsdp_on),
     ])
+    # a MoE layer whose dispatch reads the routed-token counts on the host (a device-to-host sync
+    # every layer) cannot be launched ahead of the GPU: the host's launch time of the layer's
+    # forward and backward, H = moe_host_layer + moe_host_expert per local expert (TE's grouped
+    # GEMMs and casts go expert by expert), and the GPU's time G run side by side, neither
+    # waiting for the other only when one is much longer: the layer takes (G^2 + H^2)^(1/2), the
+    # smooth maximum of the serving roofline. What exceeds G stalls the stage.
+    host = c["moe_host_layer"] + c["moe_host_expert"] * np.maximum(c["experts"] / ep, 1.0)
+    any_host = bool(np.any(is_moe & (host > 0)))  # (skipped when no row is host-bound)
+    if any_host:
+        host = host * (1.0 + 2.0 * bwd_active) / 3.0  # a forward-only layer launches a third of it
+        gpu = fwd_time + bwd_time
+        host_stall = np.where(is_moe, moe_frac * (np.sqrt(gpu * gpu + host * host) - gpu), 0.0)
+    else:
+        host_stall = 0.0
     tp_exp, ep_exp, cp_exp, fsdp_exp = (fe_ + be_ for fe_, be_ in zip(fwd_exposed, bwd_exposed))
     tp_hid, ep_hid, cp_hid, fsdp_hid = (fh + bh for fh, bh in zip(fwd_hidden, bwd_hidden))
     hidden_layer = tp_hid + ep_hid + cp_hid + fsdp_hid
@@ -452,7 +470,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
             offload_hidden = offload_hidden + n_off * (2.0 * copy - exposed)
 
     # per-stage forward and backward of one microbatch (the whole stage, all vpp chunks)
-    per_layer = layer_f + layer_b + slow * hidden_layer + (fwd_time - layer_f + bwd_time - layer_b)
+    per_layer = layer_f + layer_b + slow * hidden_layer + (fwd_time - layer_f + bwd_time - layer_b) + host_stall
     head_t = head_f + head_b + np.where(pp > 1, 0.0, in_f + in_b)  # one stage also runs the input side
     # bottleneck stage: the last (L_lo layers and the head) or, with uneven stages, a full one
     head_on = L_lo * per_layer + head_t >= L_hi * per_layer
@@ -682,6 +700,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "overlapped_dp_s": dp_hidden,
         "overlapped_pp_s": np.where(pp_on, 2.0 * p2p_one * m * vpp, 0.0),
         "time_overlap_slowdown_s": slow * (steady * Lb * hidden_layer + dp_hidden),
+        "host_stall_s": steady * Lb * host_stall,
         "microbatches": m,
         "params_total": total_params,
         "params_active": active_params,

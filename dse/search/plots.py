@@ -99,6 +99,7 @@ TIME_PARTS = (
     ("exposed PP", "exposed_pp_s", OKABE_ITO["yellow"], None),
     ("exposed DP", "exposed_dp_s", OKABE_ITO["vermillion"], None),
     ("exposed activation offload", "exposed_offload_s", "#999933", None),
+    ("host-bound (MoE launches)", "host_stall_s", "#882255", None),
     ("exposed emb. all-to-all", "exposed_a2a_s", OKABE_ITO["grey"], None),
     ("exposed emb. all-reduce", "exposed_emb_allreduce_s", OKABE_ITO["black"], None),
     ("overhead", "time_overhead_s", "#E8E8E8", None),

@@ -15,7 +15,8 @@ from dse.costmodel import training as tr
 REL = 1e-9
 BREAKDOWN = (
     "time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s", "exposed_cp_s",
-    "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s", "time_overlap_slowdown_s",
+    "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s", "exposed_offload_s", "host_stall_s",
+    "time_overlap_slowdown_s",
 )
 
 
