@@ -55,16 +55,6 @@ def test_compute_stream_adds_up_to_the_iteration_time(scenario):
     assert all(e.duration > 0 for e in events)
 
 
-def test_exposed_offload_copies_are_on_the_compute_stream():
-    events, meta = scenario_trace(offload_scenario())
-    waits = [e for e in events if e.kind == "offload"]
-    exposed = dse.evaluate(offload_scenario())["exposed_offload_s"].iat[0]
-    assert exposed > 0 and all(e.stream == COMPUTE for e in waits)
-    assert sum(e.duration for e in waits) == pytest.approx(exposed, rel=1e-9)
-    bars = {bar["label"]: {name: v for name, _, v in bar["parts"]} for bar in meta["breakdown"]["bars"]}
-    assert bars["overlapped\n(model)"]["offload"] == pytest.approx(exposed, rel=1e-9)
-
-
 def host_bound_scenario():
     """A fine-grained MoE (128 experts, 16 per GPU) at one 4,096-token microbatch: the host's
     launches of each MoE layer outlast the GPU's work on it."""
@@ -75,16 +65,22 @@ def host_bound_scenario():
             "parallel": {"tp": 1, "ep": 8, "microbatch": 1, "global_batch": 64}}
 
 
-def test_host_stalls_are_on_the_compute_stream():
-    events, meta = scenario_trace(host_bound_scenario())
-    waits = [e for e in events if e.kind == "host"]
-    stall = dse.evaluate(host_bound_scenario())["host_stall_s"].iat[0]
-    assert stall > 0 and all(e.stream == COMPUTE for e in waits)
-    assert sum(e.duration for e in waits) == pytest.approx(stall, rel=1e-9)
+@pytest.mark.parametrize("scenario, kind, column, bar", [
+    (offload_scenario, "offload", "exposed_offload_s", "offload"),
+    (host_bound_scenario, "host", "host_stall_s", "host stall"),
+], ids=["offload copies", "host stall"])
+def test_waits_for_the_host_are_on_the_compute_stream(scenario, kind, column, bar):
+    """Exposed activation-offload copies and the host's late MoE launches: compute-stream waits
+    that add up to the model's part, end where the iteration ends and appear in its bars."""
+    events, meta = scenario_trace(scenario())
+    waits = [e for e in events if e.kind == kind]
+    expected = dse.evaluate(scenario())[column].iat[0]
+    assert expected > 0 and waits and all(e.stream == COMPUTE for e in waits)
+    assert sum(e.duration for e in waits) == pytest.approx(expected, rel=1e-9)
     compute = sorted((e for e in events if e.stream == COMPUTE), key=lambda e: e.start)
     assert compute[-1].end == pytest.approx(meta["iteration_time_s"], rel=1e-9)
-    bars = {bar["label"]: {name: v for name, _, v in bar["parts"]} for bar in meta["breakdown"]["bars"]}
-    assert bars["overlapped\n(model)"]["host stall"] == pytest.approx(stall, rel=1e-9)
+    bars = {b["label"]: {name: v for name, _, v in b["parts"]} for b in meta["breakdown"]["bars"]}
+    assert bars["overlapped\n(model)"][bar] == pytest.approx(expected, rel=1e-9)
 
 
 def test_fsdp_gathers_and_cp_ring_run_on_the_communication_stream():
