@@ -421,10 +421,11 @@ class TrainingSpec(Spec):
     offload_activation_layers: NonNegInt = 0
     #: Megatron-core's MoE dispatch reads the routed-token counts on the host in every MoE layer
     #: (a device-to-host sync for the all-to-all's split sizes), so the host cannot launch ahead
-    #: of the GPU: an MoE layer takes at least the host's launch time for it, a fixed part plus
-    #: a part per local expert (Transformer Engine's grouped GEMMs and casts go expert by
-    #: expert; ``moe_host_layer_us``, ``moe_host_expert_us`` in calibration.yaml). false: the
-    #: host runs ahead (the MoE layers captured in CUDA graphs, or a dispatcher without the sync)
+    #: of the GPU: the host's launch time of an MoE layer H, a fixed part plus a part per local
+    #: expert (Transformer Engine's grouped GEMMs and casts go expert by expert;
+    #: ``moe_host_layer_us``, ``moe_host_expert_us`` in calibration.yaml), runs beside the GPU's
+    #: time G and the layer takes (G^2 + H^2)^(1/2). false: the host runs ahead (the MoE layers
+    #: captured in CUDA graphs, or a dispatcher without the sync)
     moe_host_sync: bool = True
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2

@@ -77,8 +77,8 @@ SKIP_REASONS = {
 
 #: Columns of the cases DataFrame, in order.
 CASE_COLUMNS = (
-    "file", "line", "id", "source", "reliability", "workload", "gpu", "precision", "family", "model", "metric", "column", "measured",
-    "predicted",
+    "file", "line", "id", "source", "reliability", "workload", "gpu", "precision", "family", "model", "metric",
+    "column", "measured", "predicted",
     "error", "abs_pct_error", "feasible", "infeasible_reason", "status", "reason", "flagged",
 )
 

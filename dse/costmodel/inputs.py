@@ -117,7 +117,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
                        "are forwarded over NVLink there (DeepEP); 0: one copy per routed expert (all-to-all)"),
     "moe_host_layer": (0.0, "host (CPU) time to launch one MoE layer's forward and backward for one "
                             "microbatch when the host cannot run ahead of the GPU (Megatron-core's "
-                            "dispatcher reads the routed-token counts on the host every layer), s; "
+                            "dispatcher reads the routed-token counts on the host every layer): it "
+                            "runs beside the GPU's time G, the layer taking (G^2 + H^2)^(1/2), s; "
                             "0: the host never limits"),
     "moe_host_expert": (0.0, "the same, per expert held by the GPU (per-expert GEMMs and casts), s"),
     "ep_cross_overlap": (0.0, "1 if a microbatch's expert all-to-alls hide under another microbatch's "
