@@ -32,7 +32,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
     dp = p.dp if p.dp is not None else max(cl.num_gpus // (p.tp * p.pp * p.cp), 1)
     microbatch = p.microbatch or 1
     row: dict[str, float] = {k: default for k, (default, _) in COLUMNS.items() if default is not None}
-    host = calibration_table()[hw.family] if (moe is not None and tr.moe_host_sync) else {}
+    host = calibration_table()[hw.family] if (moe is not None and not tr.moe_cuda_graphs) else {}
     row.update({
         "layers": m.layers,
         "hidden": m.hidden,

@@ -304,7 +304,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         console.print(Text("host stall: the MoE dispatch reads the routed-token counts on the host every layer, "
                            "so the host's kernel launches of a layer run beside the GPU's work instead of ahead "
                            "of it; larger microbatches and fewer experts per GPU shorten it, and MoE layers "
-                           "captured in CUDA graphs remove it (training.moe_host_sync: false).", style="dim"))
+                           "captured in CUDA graphs remove it (training.moe_cuda_graphs: true).", style="dim"))
 
 
 def _memory_table() -> Any:

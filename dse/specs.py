@@ -419,14 +419,15 @@ class TrainingSpec(Spec):
     #: cpu_offloading_num_layers, which needs pp = 1); with pipeline parallelism, layers of each
     #: stage (its first ones)
     offload_activation_layers: NonNegInt = 0
-    #: Megatron-core's MoE dispatch reads the routed-token counts on the host in every MoE layer
-    #: (a device-to-host sync for the all-to-all's split sizes), so the host cannot launch ahead
-    #: of the GPU: the host's launch time of an MoE layer H, a fixed part plus a part per local
-    #: expert (Transformer Engine's grouped GEMMs and casts go expert by expert;
-    #: ``moe_host_layer_us``, ``moe_host_expert_us`` in calibration.yaml), runs beside the GPU's
-    #: time G and the layer takes (G^2 + H^2)^(1/2). false: the host runs ahead (the MoE layers
-    #: captured in CUDA graphs, or a dispatcher without the sync)
-    moe_host_sync: bool = True
+    #: the MoE layers are captured in CUDA graphs (Megatron-core's cuda_graph_scope with the
+    #: experts), so the host launches nothing per layer. false (eager, as Megatron-Bridge's
+    #: presets run the experts): the host launches every kernel of an MoE layer, Transformer
+    #: Engine's grouped GEMMs, casts and bias passes expert by expert, and the dispatcher reads
+    #: the routed-token counts on the host every layer (a device-to-host sync), so the host
+    #: cannot run ahead of the GPU: the host's time H for a layer, a fixed part plus a part per
+    #: local expert (``moe_host_layer_us``, ``moe_host_expert_us`` in calibration.yaml), runs
+    #: beside the GPU's time G and the layer takes (G^2 + H^2)^(1/2)
+    moe_cuda_graphs: bool = False
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
     fp32_grad_accumulation: bool = False

@@ -110,8 +110,8 @@ def test_a_host_bound_moe_plan_is_spelled_out():
 
     parts = rec["breakdown"]["time_s"]
     assert sum(parts[k] for k in TIME_PARTS) == pytest.approx(rec["iteration_time_s"], rel=1e-9)
-    assert "host stall" in text and "training.moe_host_sync: false" in text
-    off = {**host_bound_scenario(), "training": {"moe_host_sync": False}}
+    assert "host stall" in text and "training.moe_cuda_graphs: true" in text
+    off = {**host_bound_scenario(), "training": {"moe_cuda_graphs": True}}
     rec, text = rendered(off)
     assert rec["breakdown"]["time_s"]["host_stall"] == 0.0 and "MoE dispatch reads" not in text
 

@@ -39,7 +39,7 @@ def test_the_calibrated_host_time_enters_moe_scenarios_only():
     c = cols()
     assert c["moe_host_layer"] == pytest.approx(calib["moe_host_layer_us"] * 1e-6)
     assert c["moe_host_expert"] == pytest.approx(calib["moe_host_expert_us"] * 1e-6)
-    off = cols(training={"moe_host_sync": False})
+    off = cols(training={"moe_cuda_graphs": True})
     assert off["moe_host_layer"] == off["moe_host_expert"] == 0.0
     dense = dse.scenario_columns(dse.load_scenario(
         {"model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
@@ -92,7 +92,7 @@ def test_a_slower_host_is_never_faster(layer_us, expert_us, more, ep, microbatch
 
 
 def test_a_batch_mixing_host_bound_and_other_rows_scores_each_as_alone():
-    rows = [cols(), cols(training={"moe_host_sync": False}),
+    rows = [cols(), cols(training={"moe_cuda_graphs": True}),
             dse.scenario_columns(dse.load_scenario({"model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB",
                                                     "num_gpus": 8}, "parallel": {"tp": 1, "global_batch": 64}}))]
     keys = sorted(set().union(*rows))
