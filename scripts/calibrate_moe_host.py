@@ -14,8 +14,8 @@ local experts is then bound by the host, not the GPU.
 Two numbers for every GPU family (a property of the host software): fitted on the MoE runs of
 ``validation/megatron_bridge.jsonl`` except gpt-oss-120b, whose excess is not host-bound (its
 measured tokens/s per GPU is the same at microbatches 1, 2 and 4 on GB200/GB300, where a
-host-bound layer would slow down in proportion to 1/microbatch), and checked by fitting without
-each model's runs and predicting them.
+host-bound layer would slow down in proportion to 1/microbatch), and without the runs their case
+file flags OUTLIER; checked by fitting without each model's runs and predicting them.
 
     python scripts/calibrate_moe_host.py [--write]
 
