@@ -112,6 +112,23 @@ def test_training_dlrm_block_sets_the_embedding_software():
         dse.load_scenario(small(training={"dlrm": {"emb_dtype": "fp8"}}))
 
 
+def test_fp16_exchange_of_fp32_tables_halves_the_exchanged_bytes_only():
+    """HugeCTR's embedding collection under mixed precision: FP16 pooled vectors and gradients
+    of FP32 tables. The all-to-all bytes halve, the tables and their update do not."""
+    multi = small(cluster={"num_gpus": 16, "gpus_per_node": 8}, parallel={"global_batch": 32768})
+    fp32, fp16x = dse.evaluate([multi, {**multi, "training": {"dlrm": {"exchange_dtype": "fp16"}}}]).to_dict("records")
+    assert fp16x["exchange_bytes"] == 2.0 and fp16x["emb_bytes"] == fp32["emb_bytes"] == 4.0
+    assert fp16x["emb_a2a_bytes_per_gpu"] == pytest.approx(fp32["emb_a2a_bytes_per_gpu"] / 2.0, rel=1e-12)
+    assert fp16x["emb_a2a_bytes_per_gpu"] > 0
+    assert fp16x["memory_embeddings_bytes"] == fp32["memory_embeddings_bytes"]
+    assert fp16x["iteration_time_s"] < fp32["iteration_time_s"]
+    # an fp16 exchange of fp16 tables is what emb_dtype fp16 alone gives
+    both = {**multi, "training": {"dlrm": {"emb_dtype": "fp16", "exchange_dtype": "fp16"}}}
+    alone = {**multi, "training": {"dlrm": {"emb_dtype": "fp16"}}}
+    t = dse.evaluate([both, alone])["iteration_time_s"]
+    assert t[0] == pytest.approx(t[1], rel=1e-12)
+
+
 def test_finetune_freeze_flags():
     base = dse.evaluate(small(workload="finetune"))
     frozen = dse.evaluate(small(workload="finetune", finetune={"freeze_embeddings": True}))

@@ -226,10 +226,13 @@ def dlrm_case(case_id):
 
 
 def test_dlrm_facts_load_with_their_reasons():
-    by_match = {e["match"]: e for e in software_table() if (e.get("training") or {}).get("dlrm")}
-    assert by_match["MLPerf Training v"]["training"]["dlrm"] == {"emb_dtype": "fp16"}
+    entries = [e for e in software_table() if (e.get("training") or {}).get("dlrm")]
+    by_match = {e["match"]: e for e in entries if e["match"] != "MLPerf Training v"}
+    mlperf = {e["when"]["model.interaction"]: e for e in entries if e["match"] == "MLPerf Training v"}
+    assert mlperf["dot"]["training"]["dlrm"] == {"emb_dtype": "fp16"}
+    assert mlperf["dcnv2"]["training"]["dlrm"] == {"exchange_dtype": "fp16"}
     assert by_match[DLE]["training"]["dlrm"] == {"emb_dtype": "fp32", "emb_placement": "memory_balanced"}
-    assert "HugeCTR" in by_match["MLPerf Training v"]["why"]
+    assert "HugeCTR" in mlperf["dot"]["why"] and "emb_type" in mlperf["dcnv2"]["why"]
     assert "memory_balanced" in by_match[DLE]["why"]
 
 

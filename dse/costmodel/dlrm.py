@@ -25,7 +25,9 @@ step, with b samples per GPU, n GPUs and B = b*n:
   per row, Adam two per element). Touched rows of a shard with R rows hit by L lookups:
   R*(1 - exp(-L/R)) (uniform access; skewed real traffic touches fewer, so this is an upper bound).
 * embedding communication is sized by the *pooled* vectors, in the tables' dtype (frameworks cast
-  to the compute dtype after the exchange): table-wise and column-wise sharding
+  to the compute dtype after the exchange) unless ``exchange_bytes`` says otherwise (HugeCTR's
+  embedding collection under mixed precision exchanges FP16 vectors and gradients of FP32
+  tables): table-wise and column-wise sharding
   all-to-all b*(T)*d values per GPU forward (the gradients backward); row-wise reduce-scatters
   partial sums of all B samples (n times more bytes, perfectly balanced lookups); ``table_row``
   row-splits tables inside a node (reduce-scatter) and all-to-alls across nodes; replicated
@@ -163,6 +165,10 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     # numerics
     "act_bytes": (2.0, "bytes per activation element (dense layers)"),
     "emb_bytes": (4.0, "bytes per stored embedding element (and per exchanged pooled element)"),
+    "exchange_bytes": (0.0, "bytes per pooled embedding element and pooled-gradient element the "
+                            "embeddings write, read and exchange (all-to-all, reduce-scatter); 0: "
+                            "emb_bytes (HugeCTR's embedding collection under mixed precision: 2 with "
+                            "4-byte tables)"),
     "grad_bytes": (2.0, "bytes per dense gradient element communicated"),
     "emb_optimizer": (0.0, "embedding optimizer code (OPTIMIZER)"),
     "dense_optimizer": (0.0, "dense optimizer code (OPTIMIZER)"),
@@ -761,8 +767,9 @@ def _hybrid_cost(model, c):
         net = _network(col)
         nn_ = np.maximum(np.round(col["num_gpus"]), 1.0)
         ty = table_types(model)
+        xbytes = np.where(col["exchange_bytes"] > 0, col["exchange_bytes"], col["emb_bytes"])
         a2a = 2.0 * coll.all_to_all_time(col["microbatch"] * ((1.0 - f) @ ty["dim"])[None, :]
-                                         * col["emb_bytes"], nn_, 1.0, net)
+                                         * xbytes, nn_, 1.0, net)
         freq_el = (k @ ty["dim"])[None, :]  # k frequent rows in each table of the type
         dense = p_rep / np.maximum(col["tp"], 1.0) * col["grad_bytes"]
         ar = (coll.allreduce_time(dense + freq_el * col["grad_bytes"], nn_, 1.0, net)
@@ -804,6 +811,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     dp = np.maximum(n / tp, 1.0)
     fsdp = c["zero"] >= 3
     act, eb = c["act_bytes"], c["emb_bytes"]
+    xb = np.where(c["exchange_bytes"] > 0, c["exchange_bytes"], eb)  # pooled vectors and their gradients
     train = c["train"] > 0
     fz_emb = (c["freeze_emb"] > 0) | ~train
     fz_bot = (c["freeze_bottom"] > 0) | ~train
@@ -932,21 +940,22 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
 
     # ---------------------------------------------------------------- embedding compute
     lookups, g_el, out_el = emb["lookups"], emb["gather_elems"], emb["out_elems"]
-    emb_f = (g_el * eb + lookups * INDEX_BYTES) / gat + out_el * eb / hbm
+    emb_f = (g_el * eb + lookups * INDEX_BYTES) / gat + out_el * xb / hbm
     ecode = np.round(c["emb_optimizer"])
     st_el = np.select([ecode == 1, ecode == 3], [4.0, 8.0], 0.0)  # state bytes per element
     st_row = np.where(ecode == 2, 4.0, 0.0)  # row-wise Adagrad: one fp32 per row
-    upd_rand = g_el * eb + emb["uniq_elems"] * 2.0 * (eb + st_el) + emb["uniq_rows"] * 2.0 * st_row
-    emb_b = np.where(fz_emb, 0.0, upd_rand / gat + (lookups * SORT_BYTES_PER_LOOKUP + out_el * eb) / hbm)
+    upd_rand = g_el * xb + emb["uniq_elems"] * 2.0 * (eb + st_el) + emb["uniq_rows"] * 2.0 * st_row
+    emb_b = np.where(fz_emb, 0.0, upd_rand / gat + (lookups * SORT_BYTES_PER_LOOKUP + out_el * xb) / hbm)
 
     # ---------------------------------------------------------------- communication
     # embedding all-to-all (pooled values), reduce-scatter of row-wise partial sums, the
     # cross-node all-to-all of table_row; the same sizes again for the gradients
     # the pooled vectors travel in the tables' dtype (frameworks cast to the compute dtype after
-    # the exchange: Merlin Distributed Embeddings, TorchRec's default; HugeCTR's tables are FP16)
-    a2a_one = coll.all_to_all_time(emb["a2a_elems"] * eb, emb["a2a_group"], 1.0, net)
-    rs_one = np.where(emb["rs_group"] > 1, coll.allgather_time(emb["rs_elems"] * eb, emb["rs_group"], 1.0, net), 0.0)
-    a2a2_one = coll.all_to_all_time(emb["a2a2_elems"] * eb, emb["a2a2_group"], emb["a2a2_stride"], net)
+    # the exchange: Merlin Distributed Embeddings, TorchRec's default; HugeCTR's hybrid embedding
+    # keeps FP16 tables) or in exchange_bytes (HugeCTR's embedding collection: FP16 vectors)
+    a2a_one = coll.all_to_all_time(emb["a2a_elems"] * xb, emb["a2a_group"], 1.0, net)
+    rs_one = np.where(emb["rs_group"] > 1, coll.allgather_time(emb["rs_elems"] * xb, emb["rs_group"], 1.0, net), 0.0)
+    a2a2_one = coll.all_to_all_time(emb["a2a2_elems"] * xb, emb["a2a2_group"], emb["a2a2_stride"], net)
     emb_comm_f = a2a_one + rs_one + a2a2_one
     emb_comm_b = np.where(fz_emb, 0.0, emb_comm_f)
     # replicated tables' gradients (dense all-reduce over all GPUs) and the cross-node reduction
@@ -1015,7 +1024,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     dense_o = p_train_gpu * dense_state / shard_d
     act_el = bot_act + top_act + inter_act + b * sh["dsum"]  # + the received pooled vectors
     activations = np.where(train, act_el * act, act_el * act / np.maximum(n_dense, 1.0))
-    buffers = 2.0 * eb * (emb["a2a_elems"] + emb["rs_elems"] / np.maximum(emb["rs_group"], 1.0)
+    buffers = 2.0 * xb * (emb["a2a_elems"] + emb["rs_elems"] / np.maximum(emb["rs_group"], 1.0)
                            + emb["a2a2_elems"]) + np.where(train, lookups * (INDEX_BYTES + 8.0), lookups * INDEX_BYTES)
     reserved = c["memory_reserved"]
     memory = emb_weights + emb_state + dense_w + dense_g + dense_o + activations + buffers + reserved
@@ -1084,8 +1093,8 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         "exposed_comm_s": exposed_f + exposed_b,
         "emb_lookups_per_gpu": lookups,
         "emb_gather_bytes_per_gpu": g_el * eb,
-        "emb_a2a_bytes_per_gpu": emb["a2a_elems"] * eb,
-        "emb_rs_bytes_per_gpu": emb["rs_elems"] * eb,
+        "emb_a2a_bytes_per_gpu": emb["a2a_elems"] * xb,
+        "emb_rs_bytes_per_gpu": emb["rs_elems"] * xb,
         "emb_table_bytes_per_gpu": emb_weights,
         "emb_max_shard_bytes": shard_bytes,
         "emb_max_shard_table": emb["max_shard_table"],

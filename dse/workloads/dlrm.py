@@ -113,6 +113,7 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
         "ep": p.ep,
         "act_bytes": act,
         "emb_bytes": EMB_BYTES[sw.emb_dtype],
+        "exchange_bytes": EMB_BYTES[sw.exchange_dtype] if sw.exchange_dtype else 0.0,
         "grad_bytes": act,
         "emb_optimizer": opt,
         "dense_optimizer": opt,
