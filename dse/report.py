@@ -47,7 +47,8 @@ SERVING_TIME_PARTS = {"GEMMs": "time_gemm_s", "attention": "time_attention_s",
 #: (they add up to ``iteration_time_s``) with the hidden part of each collective, and memory.
 DLRM_KINDS = ("dlrm_train", "dlrm_inference")
 DLRM_KEYS = ("samples_per_s_per_gpu", "dense_params", "embedding_params", "energy_per_sample_j",
-             "cost_per_msample_usd", "emb_lookups_per_gpu", "emb_a2a_bytes_per_gpu", "emb_table_bytes_per_gpu",
+             "cost_per_msample_usd", "emb_lookups_per_gpu", "emb_a2a_bytes_per_gpu", "emb_exchange_bytes_per_gpu",
+             "emb_table_bytes_per_gpu",
              "flops_per_sample")
 DLRM_TIME_PARTS = {
     "embedding lookup + update": ("time_embedding_s", None),
@@ -389,9 +390,10 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
     perf.add_row("MFU", pct(rec["mfu"]))
     perf.add_row("parameters (dense / embedding)",
                  f"{fmt((d.get('dense_params') or 0.0) / 1e6)} M / {fmt((d.get('embedding_params') or 0.0) / 1e9)} B")
-    lookups, a2a = d.get("emb_lookups_per_gpu"), d.get("emb_a2a_bytes_per_gpu")
+    lookups = d.get("emb_lookups_per_gpu")
+    a2a = d.get("emb_exchange_bytes_per_gpu", d.get("emb_a2a_bytes_per_gpu"))
     perf.add_row("embedding lookups per GPU per step", fmt(lookups))
-    perf.add_row("all-to-all per GPU per step" + (" (each way)" if training else ""),
+    perf.add_row("embeddings exchanged per GPU per step" + (" (each way)" if training else ""),
                  f"{fmt((a2a or 0.0) / 2**20)} MiB")
     exposed = d["time_s"].get("embedding all-to-all, exposed") or 0.0
     hidden = d["hidden_s"].get("embedding all-to-all, exposed") or 0.0

@@ -1095,6 +1095,9 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         "emb_gather_bytes_per_gpu": g_el * eb,
         "emb_a2a_bytes_per_gpu": emb["a2a_elems"] * xb,
         "emb_rs_bytes_per_gpu": emb["rs_elems"] * xb,
+        # everything a GPU sends of the pooled vectors per pass: the all-to-all, the reduce-scatter
+        # of row-split tables and the cross-node all-to-all of hierarchical plans
+        "emb_exchange_bytes_per_gpu": (emb["a2a_elems"] + emb["rs_elems"] + emb["a2a2_elems"]) * xb,
         "emb_table_bytes_per_gpu": emb_weights,
         "emb_max_shard_bytes": shard_bytes,
         "emb_max_shard_table": emb["max_shard_table"],
