@@ -148,6 +148,9 @@ def test_hier_auto_plans_over_nodes_and_row_splits_inside_them():
     assert node["emb_table_bytes_per_gpu"] == pytest.approx(total / gpn, rel=1e-9)
     # inside the node: partial sums of the node's 2 tables for every sample of the job
     assert hier["emb_rs_bytes_per_gpu"] == pytest.approx(b * n * 2 * 128 * 4.0, rel=1e-9)
+    # what a GPU sends in all: that reduce-scatter plus the cross-node all-to-all (no flat one)
+    assert hier["emb_a2a_bytes_per_gpu"] == 0.0
+    assert hier["emb_exchange_bytes_per_gpu"] > hier["emb_rs_bytes_per_gpu"]
     assert hier["emb_allreduce_s"] == 0.0 and node["emb_allreduce_s"] > 0.0
     assert hier["iteration_time_s"] < node["iteration_time_s"]
     # lookups: a node serves all samples for its 2 tables, its GPUs a row slice each
