@@ -767,9 +767,8 @@ def _hybrid_cost(model, c):
         net = _network(col)
         nn_ = np.maximum(np.round(col["num_gpus"]), 1.0)
         ty = table_types(model)
-        xbytes = np.where(col["exchange_bytes"] > 0, col["exchange_bytes"], col["emb_bytes"])
         a2a = 2.0 * coll.all_to_all_time(col["microbatch"] * ((1.0 - f) @ ty["dim"])[None, :]
-                                         * xbytes, nn_, 1.0, net)
+                                         * exchange_bytes(col), nn_, 1.0, net)
         freq_el = (k @ ty["dim"])[None, :]  # k frequent rows in each table of the type
         dense = p_rep / np.maximum(col["tp"], 1.0) * col["grad_bytes"]
         ar = (coll.allreduce_time(dense + freq_el * col["grad_bytes"], nn_, 1.0, net)
@@ -782,6 +781,12 @@ def _hybrid_cost(model, c):
 
 #: x16 host uplinks (CPU root complexes or PCIe-switch uplinks) the GPUs of a PCIe server share.
 PCIE_HOST_LINKS = 2.0
+
+
+def exchange_bytes(c) -> np.ndarray:
+    """Bytes per pooled element and pooled-gradient element: ``exchange_bytes``, or the tables'
+    ``emb_bytes`` where it is 0."""
+    return np.where(c["exchange_bytes"] > 0, c["exchange_bytes"], c["emb_bytes"])
 
 
 def _network(c) -> coll.Network:
@@ -811,7 +816,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     dp = np.maximum(n / tp, 1.0)
     fsdp = c["zero"] >= 3
     act, eb = c["act_bytes"], c["emb_bytes"]
-    xb = np.where(c["exchange_bytes"] > 0, c["exchange_bytes"], eb)  # pooled vectors and their gradients
+    xb = exchange_bytes(c)  # pooled vectors and their gradients
     train = c["train"] > 0
     fz_emb = (c["freeze_emb"] > 0) | ~train
     fz_bot = (c["freeze_bottom"] > 0) | ~train
