@@ -32,12 +32,14 @@ class Hardware:
     scaleout_bw: float  # one direction per GPU, bytes/s
     host_link_bw: float  # GPU <-> host memory, one direction per GPU, bytes/s
     host_memory_bytes: float  # host memory per GPU for offloaded data, bytes (0: not checked)
+    exp_rate: float  # exponentials/s of the special-function units (softmax), 1/s
     nvlink_latency: float  # s
     scaleout_latency: float  # s
     memory_reserved: float  # bytes
     eff_matmul: float
     matmul_k_half: float  # elements of the reduction dimension
     eff_attention: float
+    attention_flops_per_exp: float  # the calibration GPU's 16-bit tensor FLOPs per exponential
     eff_hbm: float
     eff_nvlink: float
     eff_scaleout: float
@@ -128,12 +130,14 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         scaleout_bw=float(pick(cluster.scaleout_gbitps, preset["scaleout_gbitps"])) * 1e9 / 8.0,
         host_link_bw=float(pick(cluster.host_link_gbps, preset["host_link_gbps"])) * 1e9 / 2.0,
         host_memory_bytes=float(pick(cluster.host_memory_gb, preset["host_memory_gb"]) or 0.0) * GIB,
+        exp_rate=float(pick(cluster.exp_tera_per_s, preset["exp_tera_per_s"])) * 1e12,
         nvlink_latency=float(pick(cluster.nvlink_latency_us, calib["nvlink_latency_us"])) * 1e-6,
         scaleout_latency=float(pick(cluster.scaleout_latency_us, calib["scaleout_latency_us"])) * 1e-6,
         memory_reserved=float(pick(cluster.memory_reserved_gb, calib["memory_reserved_gb"])) * GIB,
         eff_matmul=float(eff_matmul),
         matmul_k_half=float(calib["matmul_k_half"]),
         eff_attention=float(calib["attention"]),
+        attention_flops_per_exp=float(calib["attention_flops_per_exp"]),
         eff_hbm=float(calib["hbm"]),
         eff_nvlink=float(calib["nvlink"]),
         eff_scaleout=float(calib["scaleout"]),

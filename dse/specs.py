@@ -321,6 +321,9 @@ class ClusterSpec(Spec):
     #: host (CPU) memory per GPU for offloaded activations, GiB; None = the preset's (null there:
     #: the server decides, not checked)
     host_memory_gb: PositiveFloat | None = None
+    #: exponentials per second of the special-function units, 1e12/s (softmax in fused attention;
+    #: B200 5, B300 10.7)
+    exp_tera_per_s: PositiveFloat | None = None
     nvlink_latency_us: NonNegFloat | None = None
     scaleout_latency_us: NonNegFloat | None = None
     memory_reserved_gb: NonNegFloat | None = None

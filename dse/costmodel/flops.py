@@ -56,6 +56,27 @@ def attention_core_flops_per_key(c):
     return np.where(is_mla(c), 2.0 * a * (d + c["mla_v_dim"]), 4.0 * a * d)
 
 
+def softmax_exp_factor(flops_per_exp, peak, exp_rate, ref_gpu_flops_per_exp, ref_flops_per_exp):
+    """Factor on a fused attention kernel's tensor-core time for its softmax exponentials.
+
+    The kernel does ``flops_per_exp`` (P) tensor FLOPs per exponential: 4d per query-key pair
+    and head forward (scores and weighted values), 10d backward (P is recomputed once), 2(d_qk
+    + d_v) for MLA. The special-function units compute ``exp_rate`` exponentials/s beside the
+    tensor cores' ``peak`` FLOP/s, R = peak / exp_rate FLOPs per exponential (H100 254, B200 450,
+    B300 210). With the exponentials not hidden behind the matmuls the kernel takes (1 + R/P)
+    of its tensor time; FlashAttention-3's forward rates on H100 at d = 64, 128 and 256 (497,
+    648, 756 TFLOP/s) follow 1 / (1 + R/4d) to within 3%. A calibrated attention efficiency
+    already holds the factor of its own GPU (``ref_gpu_flops_per_exp``) at ``ref_flops_per_exp``,
+    so the result is relative to that: 1 on the calibration GPU at its head dim. Without an exp
+    rate (0) the factor is 1.
+    """
+    R = np.where(exp_rate > 0, peak / np.maximum(exp_rate, 1e-30), 0.0)
+    R_ref = np.where(exp_rate > 0, ref_gpu_flops_per_exp, 0.0)
+    x = R / np.maximum(flops_per_exp, 1e-30)
+    x_ref = R_ref / ref_flops_per_exp
+    return np.sqrt((1.0 + x * x) / (1.0 + x_ref * x_ref))
+
+
 def ffn_params(h, f, mats):
     """Weights of one FFN (2 matrices for gelu, 3 for SwiGLU)."""
     return mats * h * f

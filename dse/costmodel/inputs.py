@@ -57,6 +57,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "host_link_bw": (32e9, "GPU <-> host (CPU memory) link per GPU, one direction, bytes/s (PCIe or "
                            "NVLink-C2C)"),
     "eff_host_link": (0.8, "fraction of host_link_bw a large pinned-memory copy reaches"),
+    "exp_rate": (0.0, "exponentials/s of the special-function units (the softmax of fused attention); "
+                      "0 = not modelled"),
     "host_memory_bytes": (0.0, "host (CPU) memory per GPU for offloaded activations, bytes (0: not checked)"),
     "nvlink_latency": (3e-6, "per-step latency of an NVLink collective, s"),
     "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
@@ -64,6 +66,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "eff_matmul": (0.8, "fraction of peak_flops a large matmul reaches"),
     "matmul_k_half": (0.0, "reduction depth K at which matmul efficiency is half of eff_matmul"),
     "eff_attention": (0.6, "fraction of peak_flops_16 the attention kernel reaches"),
+    "attention_flops_per_exp": (0.0, "16-bit tensor FLOPs per exponential (peak_flops_16 / exp_rate) "
+                                     "of the GPU eff_attention was measured on"),
     "eff_hbm": (0.85, "fraction of hbm_bw memory-bound kernels reach"),
     "eff_nvlink": (0.8, "fraction of nvlink_bw a large collective reaches (bus bandwidth)"),
     "eff_scaleout": (0.8, "fraction of scaleout_bw a large collective reaches"),

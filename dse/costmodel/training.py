@@ -58,7 +58,7 @@ import numpy as np
 
 from . import collectives as coll
 from .flops import (attention_core_flops_per_key, attention_span, is_mla, layer_params, mla_projection_shapes,
-                    model_flops_per_token, model_params, recompute_flops_per_token)
+                    model_flops_per_token, model_params, recompute_flops_per_token, softmax_exp_factor)
 from .inputs import broadcast_columns
 from .memory import frozen_input_savings, layer_activation_bytes, selective_savings
 
@@ -243,10 +243,18 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # the window): half the full-mask span; bidirectional or unfused attention computes all s^2
     keys = np.where(flash & (c["causal"] > 0), 0.5 * attention_span(c), s)
     attn_flops = T * keys * attention_core_flops_per_key(c) / t
-    attn_f = attn_flops / (c["peak_flops_16"] * c["eff_attention"])
+    attn_mm = attn_flops / (c["peak_flops_16"] * c["eff_attention"])
+    # a fused kernel's softmax exponentials run on the special-function units, not hidden behind
+    # its matmuls: forward P = 4d tensor FLOPs per exponential, backward 10d (2.5x the FLOPs,
+    # one exponential to rebuild the probabilities), relative to the GPU and d = 128 that
+    # eff_attention was measured at (flops.softmax_exp_factor)
+    per_exp = attention_core_flops_per_key(c) / np.maximum(a, 1.0)
+    exp_args = (c["peak_flops_16"], c["exp_rate"], c["attention_flops_per_exp"])
+    exp_f = np.where(flash, softmax_exp_factor(per_exp, *exp_args, 512.0), 1.0)
+    exp_b = np.where(flash, softmax_exp_factor(2.5 * per_exp, *exp_args, 1280.0), 1.0)
     softmax_bytes = np.where(flash, 0.0, 12.0 * T * s * a / t)  # unfused: scores round trips
-    attn_f = attn_f + softmax_bytes / hbm
-    attn_b = attn_f * np.where(flash, 2.5, 2.0)
+    attn_f = attn_mm * exp_f + softmax_bytes / hbm
+    attn_b = np.where(flash, 2.5 * attn_mm * exp_b, 2.0 * attn_f)
 
     # elementwise HBM traffic per layer (forward): norms, residuals, rotary, dropout (16 T*h
     # element passes), the activation function (mats passes over f), FP8 casts of matmul inputs

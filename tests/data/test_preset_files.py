@@ -10,7 +10,7 @@ import yaml
 
 GPU_KEYS = {
     "aliases", "family", "peak_tflops", "hbm_gb", "hbm_tbps", "nvlink_gbps", "nvlink_domain",
-    "gpus_per_node", "scaleout_gbitps", "host_link_gbps", "host_memory_gb", "power_w", "price_per_gpu_hour", "sources",
+    "gpus_per_node", "scaleout_gbitps", "host_link_gbps", "host_memory_gb", "exp_tera_per_s", "power_w", "price_per_gpu_hour", "sources",
 }
 PEAK_KEYS = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}
 GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell"}
@@ -94,7 +94,7 @@ def test_gpu_figures_are_positive_and_finite(gpus):
             assert v is None or _is_pos_number(v), f"{name}: peak_tflops.{fmt} = {v!r}"
         # every GPU has FP32 and FP16 peaks; only the newer formats may be missing
         assert e["peak_tflops"]["fp32"] is not None and e["peak_tflops"]["fp16"] is not None, name
-        for key in ("hbm_gb", "hbm_tbps", "nvlink_gbps", "scaleout_gbitps", "host_link_gbps", "power_w"):
+        for key in ("hbm_gb", "hbm_tbps", "nvlink_gbps", "scaleout_gbitps", "host_link_gbps", "exp_tera_per_s", "power_w"):
             assert _is_pos_number(e[key]), f"{name}: {key} = {e[key]!r}"
         for key in ("nvlink_domain", "gpus_per_node"):
             assert _is_pos_int(e[key]), f"{name}: {key} = {e[key]!r}"
