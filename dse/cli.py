@@ -349,7 +349,7 @@ def whatif(
         [], "--vary", metavar="KNOB=RANGE",
         help="A hardware knob and its values: KNOB=V1,V2,... | KNOB=LO:HI:N | KNOB=LO:HI:N:log. Knobs: hbm_gb, "
              "hbm_tbps, peak_scale, nvlink_gbps, nvlink_domain, gpus_per_node, scaleout_gbitps, "
-             "price_per_gpu_hour, power_w, num_gpus. Repeat for a grid.",
+             "host_link_gbps, exp_tera_per_s, price_per_gpu_hour, power_w, num_gpus. Repeat for a grid.",
     ),
     out: Path | None = typer.Option(None, "--out", help="Output folder (default: results/whatif-SCENARIO_STEM)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),

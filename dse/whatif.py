@@ -71,6 +71,8 @@ RESOURCE = {
     "scaleout_gbitps": "scale-out bandwidth",
     "nvlink_domain": "NVLink domain size",
     "gpus_per_node": "GPUs per server",
+    "host_link_gbps": "host link bandwidth",
+    "exp_tera_per_s": "softmax exponential rate",
     "price_per_gpu_hour": "price",
     "power_w": "power",
     "num_gpus": "GPU count",
@@ -78,7 +80,7 @@ RESOURCE = {
 #: Units of the knobs, for tables and axes.
 UNITS = {
     "hbm_gb": "GiB", "hbm_tbps": "TB/s", "peak_scale": "x", "nvlink_gbps": "GB/s",
-    "nvlink_domain": "GPUs", "gpus_per_node": "GPUs", "scaleout_gbitps": "Gbit/s",
+    "nvlink_domain": "GPUs", "gpus_per_node": "GPUs", "scaleout_gbitps": "Gbit/s", "host_link_gbps": "GB/s", "exp_tera_per_s": "T/s",
     "price_per_gpu_hour": "USD/GPU-h", "power_w": "W", "num_gpus": "GPUs",
 }
 #: NVLink domain sizes the sensitivity steps between (HGX servers, NVL36/72/144/576 racks).
@@ -289,6 +291,8 @@ def base_knob_values(scenario: Scenario) -> dict[str, float]:
         "nvlink_domain": float(hw.nvlink_domain),
         "gpus_per_node": float(hw.gpus_per_node),
         "scaleout_gbitps": hw.scaleout_bw * 8.0 / 1e9,
+        "host_link_gbps": hw.host_link_bw * 2.0 / 1e9,
+        "exp_tera_per_s": hw.exp_rate / 1e12,
         "price_per_gpu_hour": hw.price_per_gpu_hour,
         "power_w": hw.power_w,
         "num_gpus": float(scenario.cluster.num_gpus),
@@ -728,6 +732,8 @@ def knob_label(name: str) -> str:
         "nvlink_domain": "NVLink domain (GPUs)",
         "gpus_per_node": "GPUs per server",
         "scaleout_gbitps": "scale-out bandwidth (Gbit/s per GPU)",
+        "host_link_gbps": "host link bandwidth (GB/s per GPU)",
+        "exp_tera_per_s": "softmax exponentials (1e12/s per GPU)",
         "price_per_gpu_hour": "price (USD per GPU-hour)",
         "power_w": "power (W per GPU)",
         "num_gpus": "GPUs",

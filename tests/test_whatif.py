@@ -150,6 +150,19 @@ def test_one_knob_curve_and_three_knobs_no_figure(tmp_path, scaleout):
     assert len(three.points) == 8
 
 
+@pytest.mark.parametrize("knob, values", [("host_link_gbps", [64, 900]), ("exp_tera_per_s", [2.5, 10.7])])
+def test_every_knob_can_be_varied(knob, values, tmp_path):
+    """Each hardware knob of the search spaces varies in a what-if too, with its own axis label
+    (host_link_gbps raised KeyError before); the softmax exponential rate moves training attention."""
+    assert knob in VARY_KNOBS
+    result = whatif(SMALL, {knob: values})
+    best = result.points.sort_values(knob)["best_tokens_per_s"].to_numpy()
+    assert best[1] >= best[0] * (1 - 1e-12)
+    if knob == "exp_tera_per_s":
+        assert best[1] > best[0]
+    assert {f"whatif_{knob}.png"} <= {p.name for p in plot_whatif(result, tmp_path)}
+
+
 def test_more_gpus_and_infeasible_points_are_reported_not_dropped():
     result = whatif(SMALL, {"num_gpus": [3, 8]})
     pts = result.points.set_index("num_gpus")

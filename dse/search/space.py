@@ -71,6 +71,8 @@ KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
     "scaleout_gbitps": (("scaleout_bw",), "Gbit/s per GPU, one direction (scaleout_bw = x * 1e9 / 8 bytes/s)"),
     "host_link_gbps": (("host_link_bw",), "GB/s per GPU to host memory, both directions (host_link_bw = x * 1e9 / 2 "
                        "bytes/s; what activation offloading copies over; training only)"),
+    "exp_tera_per_s": (("exp_rate",), "exponentials per second per GPU, 1e12 (exp_rate = x * 1e12; the "
+                       "special-function units that run the softmax of fused attention; training only)"),
     "price_per_gpu_hour": (("price_per_gpu_hour",), "USD per GPU-hour"),
     "power_w": (("power_w",), "W per GPU"),
 }
@@ -367,6 +369,7 @@ class HardwareSpace(Spec):
     gpus_per_node: KnobSpec | None = None
     scaleout_gbitps: KnobSpec | None = None
     host_link_gbps: KnobSpec | None = None
+    exp_tera_per_s: KnobSpec | None = None
     price_per_gpu_hour: KnobSpec | None = None
     power_w: KnobSpec | None = None
 
@@ -608,7 +611,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
     gpus_per_node -> nvlink_domain (servers whose NVLink switch joins their GPUs) unless
     nvlink_domain is set too;
     scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; host_link_gbps -> host_link_bw =
-    x * 1e9 / 2 bytes/s (one direction); price_per_gpu_hour (USD) and power_w (W) as they are.
+    x * 1e9 / 2 bytes/s (one direction); exp_tera_per_s -> exp_rate = x * 1e12 exponentials/s;
+    price_per_gpu_hour (USD) and power_w (W) as they are.
     """
     unknown = [k for k in knobs if k not in KNOBS]
     if unknown:
@@ -640,6 +644,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
         out["scaleout_bw"] = value("scaleout_gbitps") * 1e9 / 8.0
     if "host_link_gbps" in knobs:
         out["host_link_bw"] = value("host_link_gbps") * 1e9 / 2.0
+    if "exp_tera_per_s" in knobs:
+        out["exp_rate"] = value("exp_tera_per_s") * 1e12
     if "price_per_gpu_hour" in knobs:
         out["price_per_gpu_hour"] = value("price_per_gpu_hour")
     if "power_w" in knobs:
@@ -838,6 +844,10 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
         problems.append(FieldProblem("hardware.host_link_gbps", short(spec.hardware.host_link_gbps),
                                      f"only training offloads activations over the host link; {kind} runs "
                                      "do not use it"))
+    if spec.hardware.exp_tera_per_s is not None and kind not in ("llm_train", "vit_train"):
+        problems.append(FieldProblem("hardware.exp_tera_per_s", short(spec.hardware.exp_tera_per_s),
+                                     f"only the training attention model uses the exponential rate; {kind} runs "
+                                     "keep their fitted attention numbers"))
     if "time_to_train_s" in metrics and spec.train_tokens is None:
         i = metrics.index("time_to_train_s")
         problems.append(FieldProblem(f"objectives.{i}.metric", "'time_to_train_s'",

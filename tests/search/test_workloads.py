@@ -453,3 +453,11 @@ def test_host_link_knob_sets_the_column_and_only_training_takes_it():
     assert (fsdp["exposed_offload_s"] > 0).all()
     got = problems(SERVING, hardware={"host_link_gbps": {"values": [128, 900]}})
     assert "only training offloads activations" in got["hardware.host_link_gbps"]
+
+
+def test_exponential_rate_knob_sets_the_column_and_only_training_takes_it():
+    from dse.search.space import hardware_columns
+
+    assert hardware_columns({"exp_rate": 1.0}, {"exp_tera_per_s": 10.7})["exp_rate"] == pytest.approx(10.7e12)
+    got = problems(SERVING, hardware={"exp_tera_per_s": {"values": [5, 10.7]}})
+    assert "only the training attention model" in got["hardware.exp_tera_per_s"]
