@@ -144,6 +144,10 @@ def evaluate(
     row = frame.iloc[0]
     rec = evaluation_record(row, source=label)
     rec["name"] = rec["name"] or Path(label.split(":")[0]).stem
+    if spec.kind in ("llm_train", "vit_train"):
+        from .trace import layer_compute
+
+        rec["layer"] = layer_compute(spec)
     written: list[Path] = []
     try:
         if trace is not None or plot is not None:

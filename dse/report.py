@@ -306,6 +306,38 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                            "so the host's kernel launches of a layer run beside the GPU's work instead of ahead "
                            "of it; larger microbatches and fewer experts per GPU shorten it, and MoE layers "
                            "captured in CUDA graphs remove it (training.moe_cuda_graphs: true).", style="dim"))
+    if rec.get("layer"):
+        console.print()
+        _layer_table(console, rec["layer"])
+
+
+def _layer_table(console: Any, layer: dict[str, Any]) -> None:
+    """Compute of one transformer layer and microbatch (from :func:`dse.trace.layer_compute`), ms,
+    with the share the softmax exponentials take of the attention."""
+    from rich.table import Table
+    from rich.text import Text
+
+    ops = layer["ops"]
+    total = sum(f + b for f, b in ops.values()) or math.nan
+    tt = Table(title="Compute of one layer and microbatch (bottleneck stage)", title_justify="left", box=None,
+               padding=(0, 2))
+    for name, justify in (("op", "left"), ("forward, ms", "right"), ("backward, ms", "right"),
+                          ("% of the layer", "right")):
+        tt.add_column(name, justify=justify, style="cyan" if name == "op" else None)
+    for name, (f, b) in ops.items():
+        if f or b:
+            tt.add_row(name, f"{f * 1e3:.4g}", f"{b * 1e3:.4g}", f"{100 * (f + b) / total:.1f}")
+    fwd, bwd = sum(f for f, _ in ops.values()), sum(b for _, b in ops.values())
+    tt.add_row(Text("layer", style="bold"), Text(f"{fwd * 1e3:.4g}", style="bold"),
+               Text(f"{bwd * 1e3:.4g}", style="bold"), "100.0")
+    console.print(tt)
+    attn = sum(ops.get("attention", (0.0, 0.0)))
+    soft = sum(layer.get("softmax_s", (0.0, 0.0)))
+    if attn > 0 and soft > 0:
+        console.print(Text(f"softmax exponentials: {soft * 1e3:.4g} ms of the attention's {attn * 1e3:.4g} ms "
+                           f"({100 * soft / attn:.0f}%) is time the special-function units add over a free "
+                           "exponential (cluster.exp_tera_per_s; dse whatif --vary exp_tera_per_s=...).",
+                           style="dim"))
 
 
 def _memory_table() -> Any:

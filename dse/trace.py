@@ -454,16 +454,55 @@ def scenario_trace(scenario) -> tuple[list[Event], dict[str, Any]]:
     raise single("workload", f"no schedule is drawn for kind '{kind}'", spec.workload)
 
 
-def _training_trace(spec, base):
+def _training_columns(spec) -> dict[str, float]:
     from .api import scenario_columns
-    from .costmodel.training import evaluate_training_detail
 
     if spec.kind == "vit_train":
         from .workloads.vit import vit_columns
 
-        cols = vit_columns(spec)
+        return vit_columns(spec)
+    return scenario_columns(spec)
+
+
+#: The compute of one transformer layer, as :func:`layer_compute` reports it: name -> the
+#: forward and backward detail columns (None: no such part in that pass).
+LAYER_OPS = {
+    "QKV projection": ("detail_qkv_f", "detail_qkv_b"),
+    "attention": ("detail_attn_f", "detail_attn_b"),
+    "output projection": ("detail_out_f", "detail_out_b"),
+    "FFN / experts": ("detail_ffn_f", "detail_ffn_b"),
+    "norms, residuals, activation": ("detail_elem_f", None),  # backward: twice the forward passes
+    "recompute forward": (None, "detail_recompute"),
+}
+
+
+def layer_compute(spec) -> dict[str, Any]:
+    """Compute time of one transformer layer for one microbatch on the bottleneck pipeline stage,
+    seconds: ``{"ops": {name: [forward, backward]}, "softmax_s": [forward, backward]}``.
+
+    ``softmax_s`` is the time the attention's softmax exponentials add over special-function
+    units that took no time (the scenario evaluated again with an unbounded exponential rate):
+    what a faster SFU could win. Training and ViT scenarios only.
+    """
+    from .costmodel.training import evaluate_training_detail
+
+    cols = _training_columns(spec)
+    out = {k: float(v[0]) for k, v in evaluate_training_detail(cols).items()}
+    free = {k: float(v[0]) for k, v in evaluate_training_detail({**cols, "exp_rate": 1e30}).items()}
+    ops = {name: [out[f] if f else 0.0, out[b] if b else 0.0] for name, (f, b) in LAYER_OPS.items()}
+    ops["norms, residuals, activation"][1] = 2.0 * out["detail_elem_f"]  # as the trace's backward
+    if cols.get("exp_rate", 0.0) <= 0:
+        softmax = [0.0, 0.0]
     else:
-        cols = scenario_columns(spec)
+        softmax = [max(out["detail_attn_f"] - free["detail_attn_f"], 0.0),
+                   max(out["detail_attn_b"] - free["detail_attn_b"], 0.0)]
+    return {"ops": ops, "softmax_s": softmax}
+
+
+def _training_trace(spec, base):
+    from .costmodel.training import evaluate_training_detail
+
+    cols = _training_columns(spec)
     out = evaluate_training_detail(cols)
     row = {**cols, **{k: float(v[0]) for k, v in out.items()}}
     events = schedule(row)

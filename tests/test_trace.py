@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -316,3 +317,37 @@ def test_overlapped_expert_all_to_alls_are_drawn_on_the_communication_stream(cro
     ffn = next(e for e in layer0 if e.name == "FFN / experts")
     first = min(e.start for e in layer0)
     assert hidden[0].start == pytest.approx(first if cross else ffn.start, abs=1e-12)
+
+
+# ------------------------------------------------------------------ one layer's compute
+@pytest.mark.parametrize("gpu, softmax", [("B200", True), ("H100-SXM-80GB", True), ("A100-SXM-80GB", True)])
+def test_layer_compute_adds_up_to_the_models_layer(gpu, softmax):
+    """The ops of dse evaluate's layer table are the cost model's own: their forward sum is the
+    layer's forward compute, and the softmax share is what a free SFU would save."""
+    from dse.costmodel.training import evaluate_training_detail
+    from dse.trace import layer_compute
+
+    spec = dse.load_scenario({"model": "llama2-7b", "cluster": {"gpu": gpu, "num_gpus": 8},
+                              "parallel": {"tp": 1, "global_batch": 64}})
+    got = layer_compute(spec)
+    out = {k: float(v[0]) for k, v in evaluate_training_detail(dse.scenario_columns(spec)).items()}
+    assert sum(f for f, _ in got["ops"].values()) == pytest.approx(out["detail_layer_f"], rel=1e-9)
+    soft_f, soft_b = got["softmax_s"]
+    attn_f, attn_b = got["ops"]["attention"]
+    assert 0 < soft_f < attn_f and 0 < soft_b < attn_b
+    # forward, P = 4d = 512 FLOPs per exponential and x = R/P: the kernel takes (1 + x^2)^(1/2) of
+    # what it would with free exponentials, so they are 1 - 1/(1 + x^2)^(1/2) of its time
+    R = dse.scenario_columns(spec)["peak_flops_16"] / dse.scenario_columns(spec)["exp_rate"]
+    x = R / 512.0
+    assert soft_f / attn_f == pytest.approx(1 - 1 / math.sqrt(1 + x * x), rel=1e-6)
+
+
+def test_cli_evaluate_prints_the_layer_table(tmp_path):
+    result = subprocess.run([str(DSE), "evaluate", str(ROOT / "scenarios" / "llama2_70b_h100.yaml")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "Compute of one layer and microbatch" in result.stdout and "softmax exponentials" in result.stdout
+    result = subprocess.run([str(DSE), "evaluate", str(ROOT / "scenarios" / "gpt_oss_120b_b200_serving.yaml"),
+                             "--json"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "layer" not in json.loads(result.stdout)  # serving has no training layer
