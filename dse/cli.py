@@ -24,7 +24,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
-    help="Design-space exploration for training large models on GPU clusters.",
+    help="Design-space exploration for training and serving large models (LLM, MoE, ViT, DLRM) on GPU clusters.",
 )
 
 
@@ -70,7 +70,7 @@ def _main(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
 ) -> None:
-    """Design-space exploration for training large models on GPU clusters."""
+    """Design-space exploration for training and serving large models (LLM, MoE, ViT, DLRM) on GPU clusters."""
 
 
 def _load(arg: str) -> tuple[Any, str]:
