@@ -60,15 +60,17 @@ def softmax_exp_factor(flops_per_exp, peak, exp_rate, ref_gpu_flops_per_exp, ref
     """Factor on a fused attention kernel's tensor-core time for its softmax exponentials.
 
     The kernel does ``flops_per_exp`` (P) tensor FLOPs per exponential: 4d per query-key pair
-    and head forward (scores and weighted values), 10d backward (P is recomputed once), 2(d_qk
-    + d_v) for MLA. The special-function units compute ``exp_rate`` exponentials/s beside the
-    tensor cores' ``peak`` FLOP/s, R = peak / exp_rate FLOPs per exponential (H100 254, B200 450,
-    B300 210). With the exponentials not hidden behind the matmuls the kernel takes (1 + R/P)
-    of its tensor time; FlashAttention-3's forward rates on H100 at d = 64, 128 and 256 (497,
-    648, 756 TFLOP/s) follow 1 / (1 + R/4d) to within 3%. A calibrated attention efficiency
-    already holds the factor of its own GPU (``ref_gpu_flops_per_exp``) at ``ref_flops_per_exp``,
-    so the result is relative to that: 1 on the calibration GPU at its head dim. Without an exp
-    rate (0) the factor is 1.
+    and head forward (scores and weighted values), 10d backward (the probabilities are rebuilt
+    once), 2(d_qk + d_v) for MLA. The special-function units compute ``exp_rate``
+    exponentials/s beside the tensor cores' ``peak`` FLOP/s: R = peak / exp_rate FLOPs per
+    exponential (H100 254, B200 450, B300 210), so the exponentials take x = R/P of the tensor
+    time. The two overlap imperfectly; the kernel takes (1 + x^2)^(1/2) of its tensor time, the
+    smooth maximum dse also uses for the serving roofline. Against FlashAttention-3's forward
+    rates on H100 at d = 64, 128 and 256 (497, 648, 756 TFLOP/s) it gives the d = 64 / 128 and
+    256 / 128 ratios as 0.79 and 1.08 (measured 0.77 and 1.17). A calibrated attention
+    efficiency already holds the factor of its own GPU (``ref_gpu_flops_per_exp``) at
+    ``ref_flops_per_exp``, so the result is relative to that: 1 on the calibration GPU at its
+    head dim. Without an exponential rate (0) the factor is 1.
     """
     R = np.where(exp_rate > 0, peak / np.maximum(exp_rate, 1e-30), 0.0)
     R_ref = np.where(exp_rate > 0, ref_gpu_flops_per_exp, 0.0)

@@ -244,9 +244,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     keys = np.where(flash & (c["causal"] > 0), 0.5 * attention_span(c), s)
     attn_flops = T * keys * attention_core_flops_per_key(c) / t
     attn_mm = attn_flops / (c["peak_flops_16"] * c["eff_attention"])
-    # a fused kernel's softmax exponentials run on the special-function units, not hidden behind
-    # its matmuls: forward P = 4d tensor FLOPs per exponential, backward 10d (2.5x the FLOPs,
-    # one exponential to rebuild the probabilities), relative to the GPU and d = 128 that
+    # a fused kernel's softmax exponentials run on the special-function units beside its
+    # matmuls: forward P = 4d tensor FLOPs per exponential, backward 10d (2.5x the FLOPs, one
+    # exponential to rebuild the probabilities), relative to the GPU and d = 128 that
     # eff_attention was measured at (flops.softmax_exp_factor)
     per_exp = attention_core_flops_per_key(c) / np.maximum(a, 1.0)
     exp_args = (c["peak_flops_16"], c["exp_rate"], c["attention_flops_per_exp"])
