@@ -61,7 +61,8 @@ DENSE_EP = [1]
 MOE_EP = [1, 2, 4, 8]
 
 #: Knobs of the sensitivity analysis, in output order.
-SENSITIVITY_KNOBS = ("peak_scale", "hbm_tbps", "hbm_gb", "nvlink_gbps", "scaleout_gbitps", "nvlink_domain")
+SENSITIVITY_KNOBS = ("peak_scale", "hbm_tbps", "hbm_gb", "nvlink_gbps", "scaleout_gbitps", "nvlink_domain",
+                     "exp_tera_per_s")
 #: What each knob stands for (the resource).
 RESOURCE = {
     "peak_scale": "compute (peak FLOP/s)",
@@ -477,8 +478,9 @@ def sensitivity(scenario: Scenario | str | Path | Mapping[str, Any], plan_row: M
     and num_gpus if it differs from the scenario's) or, by default, the best plan at the
     scenario's hardware. elasticity = (dT/T)/(dk/k), T tokens/s:
 
-    * peak_scale (compute), hbm_tbps (memory bandwidth), nvlink_gbps, scaleout_gbitps: the plan
-      kept, central differences at k(1 - rel_step) and k(1 + rel_step);
+    * peak_scale (compute), hbm_tbps (memory bandwidth), nvlink_gbps, scaleout_gbitps,
+      exp_tera_per_s (the softmax exponentials of fused attention): the plan kept, central
+      differences at k(1 - rel_step) and k(1 + rel_step);
     * hbm_gb (memory capacity): capacity only decides which plans fit, so the BEST throughput
       over all plans is re-optimized at each capacity (central differences);
     * nvlink_domain: the plan kept, one step up to the next domain size (e.g. 8 -> 16), a forward

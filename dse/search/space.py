@@ -63,7 +63,8 @@ from ..specs import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Scenario
 KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
     "hbm_gb": (("hbm_bytes",), "GiB per GPU (hbm_bytes = x * 2**30)"),
     "hbm_tbps": (("hbm_bw",), "TB/s per GPU (hbm_bw = x * 1e12 bytes/s)"),
-    "peak_scale": (("peak_flops", "peak_flops_16"), "factor on the GPU's dense peaks (both formats)"),
+    "peak_scale": (("peak_flops", "peak_flops_16"), "factor on the GPU's dense tensor-core peaks (both formats; "
+                   "the special-function units keep exp_tera_per_s)"),
     "nvlink_gbps": (("nvlink_bw",), "GB/s per GPU, both directions (nvlink_bw = x * 1e9 / 2 bytes/s)"),
     "nvlink_domain": (("nvlink_domain",), "GPUs per NVLink domain (an integer)"),
     "gpus_per_node": (("nvlink_domain",), "GPUs per server, whose NVLink switch joins them (an integer; "
