@@ -191,6 +191,15 @@ def test_elasticity_to_peak_flops_is_between_0_and_1_2_when_compute_heavy(small_
     assert small_sens.loc["peak_scale", "plan"] == "fixed" and small_sens.loc["hbm_gb", "plan"] == "re-optimized"
 
 
+def test_elasticity_to_the_softmax_exponential_rate_is_small_and_positive(small_sens):
+    """Llama-2-7B at 4,096 tokens on H100: the exponentials are a few percent of the step, so a
+    faster SFU helps a little and never hurts; the tensor peaks matter far more."""
+    e = small_sens.loc["exp_tera_per_s", "elasticity"]
+    assert 0.0 < e < 0.1, e
+    assert e < small_sens.loc["peak_scale", "elasticity"]
+    assert small_sens.loc["exp_tera_per_s", "base"] == pytest.approx(3.9)
+
+
 def test_elasticity_to_scaleout_is_zero_when_every_group_is_inside_one_nvlink_domain(small_sens):
     assert abs(small_sens.loc["scaleout_gbitps", "elasticity"]) < 1e-6
     assert abs(small_sens.loc["scaleout_gbitps", "elasticity_reoptimized"]) < 1e-6
