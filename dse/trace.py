@@ -198,7 +198,7 @@ def _backward(g, L, mb, t, add) -> float:
         ops += [("attention backward", "attention", g["detail_attn_b"]),
                 ("QKV projection backward", "gemm", g["detail_qkv_b"]),
                 ("tp all-reduce (exposed)", "tp", g["detail_tp_exposed_b"] / 2),
-                ("norms, residuals, activation backward", "elementwise", 2.0 * g["detail_elem_f"])]
+                ("norms, residuals, activation backward", "elementwise", ELEM_BACKWARD * g["detail_elem_f"])]
         add("context-parallel K/V ring", "cp", COMM, ring_start, g["detail_cp_b"], **where)
         ffn_start = t + max(g["detail_recompute"], 0.0)
         for name, kind, duration in ops:
@@ -464,16 +464,21 @@ def _training_columns(spec) -> dict[str, float]:
     return scenario_columns(spec)
 
 
-#: The compute of one transformer layer, as :func:`layer_compute` reports it: name -> the
-#: forward and backward detail columns (None: no such part in that pass).
-LAYER_OPS = {
-    "QKV projection": ("detail_qkv_f", "detail_qkv_b"),
-    "attention": ("detail_attn_f", "detail_attn_b"),
-    "output projection": ("detail_out_f", "detail_out_b"),
-    "FFN / experts": ("detail_ffn_f", "detail_ffn_b"),
-    "norms, residuals, activation": ("detail_elem_f", None),  # backward: twice the forward passes
-    "recompute forward": (None, "detail_recompute"),
-}
+#: Elementwise passes of a layer's backward per forward pass (norms, residuals, activation).
+ELEM_BACKWARD = 2.0
+
+
+def _layer_ops(g: dict[str, float]) -> dict[str, list[float]]:
+    """One layer's compute ops for one microbatch, [forward, backward] seconds, from the cost
+    model's detail columns: the ops :func:`schedule` lays out, without the communication."""
+    return {
+        "QKV projection": [g["detail_qkv_f"], g["detail_qkv_b"]],
+        "attention": [g["detail_attn_f"], g["detail_attn_b"]],
+        "output projection": [g["detail_out_f"], g["detail_out_b"]],
+        "FFN / experts": [g["detail_ffn_f"], g["detail_ffn_b"]],
+        "norms, residuals, activation": [g["detail_elem_f"], ELEM_BACKWARD * g["detail_elem_f"]],
+        "recompute forward": [0.0, g["detail_recompute"]],
+    }
 
 
 def layer_compute(spec) -> dict[str, Any]:
@@ -488,15 +493,11 @@ def layer_compute(spec) -> dict[str, Any]:
 
     cols = _training_columns(spec)
     out = {k: float(v[0]) for k, v in evaluate_training_detail(cols).items()}
-    free = {k: float(v[0]) for k, v in evaluate_training_detail({**cols, "exp_rate": 1e30}).items()}
-    ops = {name: [out[f] if f else 0.0, out[b] if b else 0.0] for name, (f, b) in LAYER_OPS.items()}
-    ops["norms, residuals, activation"][1] = 2.0 * out["detail_elem_f"]  # as the trace's backward
-    if cols.get("exp_rate", 0.0) <= 0:
-        softmax = [0.0, 0.0]
-    else:
-        softmax = [max(out["detail_attn_f"] - free["detail_attn_f"], 0.0),
-                   max(out["detail_attn_b"] - free["detail_attn_b"], 0.0)]
-    return {"ops": ops, "softmax_s": softmax}
+    softmax = [0.0, 0.0]
+    if cols.get("exp_rate", 0.0) > 0:  # without a rate the model has no exponential term
+        free = {k: float(v[0]) for k, v in evaluate_training_detail({**cols, "exp_rate": 1e30}).items()}
+        softmax = [max(out[k] - free[k], 0.0) for k in ("detail_attn_f", "detail_attn_b")]
+    return {"ops": _layer_ops(out), "softmax_s": softmax}
 
 
 def _training_trace(spec, base):
