@@ -250,6 +250,11 @@ class Reaper:
                 continue
             failed.append(trial.number)
             self._unclaimed.pop(trial.number, None)
+            # read the trial again now that it is failed: the list above was fetched before the
+            # owner was found dead, and a worker killed meanwhile may have written parameters in
+            # between (they would be lost to the retry). Past the owner's death nothing more lands
+            # but a commit it had already sent.
+            trial = storage.get_trial(trial._trial_id)
             # a re-queued trial that died before suggesting has its configuration only in the
             # parameters it was queued with (Optuna keeps them as the "fixed_params" attribute)
             params = {**(trial.system_attrs.get("fixed_params") or {}), **trial.params}

@@ -50,6 +50,28 @@ def test_dead_local_worker_is_reaped_at_once(tmp_path):
     assert retry.user_attrs["dse_retry_of"] == trial.number
 
 
+def test_parameters_written_while_the_reaper_looks_go_with_the_retry(tmp_path, monkeypatch):
+    """The reaper lists RUNNING trials before it finds their owner dead; parameters the owner
+    wrote in between (its last writes before it was killed) are queued with the retry."""
+    import dse.search.workers as workers
+
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    record(study, "gone", machine_key(), dead_pid(), [trial.number])
+    looked = workers.records
+
+    def records_after_last_write(s):  # the owner's last parameter lands after the listing
+        found = looked(s)
+        trial.suggest_int("y", 1, 8)
+        return found
+
+    monkeypatch.setattr(workers, "records", records_after_last_write)
+    assert Reaper(study, grace=3600).reap() == [trial.number]
+    (retry,) = waiting(study)
+    assert set(retry.system_attrs["fixed_params"]) == {"x", "y"}
+
+
 def test_live_local_worker_keeps_its_trials(tmp_path):
     study = make_study(tmp_path)
     trial = study.ask()
