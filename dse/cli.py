@@ -353,15 +353,21 @@ def whatif(
         [], "--vary", metavar="KNOB=RANGE",
         help="A hardware knob and its values: KNOB=V1,V2,... | KNOB=LO:HI:N | KNOB=LO:HI:N:log. Knobs: hbm_gb, "
              "hbm_tbps, peak_scale, nvlink_gbps, nvlink_domain, gpus_per_node, scaleout_gbitps, "
-             "host_link_gbps, exp_tera_per_s, price_per_gpu_hour, power_w, num_gpus. Repeat for a grid.",
+             "host_link_gbps, exp_tera_per_s, price_per_gpu_hour, power_w, num_gpus (serving: not host_link_gbps, "
+             "exp_tera_per_s). Repeat for a grid.",
     ),
+    max_itl_ms: float | None = typer.Option(
+        None, "--max-itl-ms", help="Serving: keep only plans whose time per output token is at most this (ms)."),
+    max_ttft_ms: float | None = typer.Option(
+        None, "--max-ttft-ms", help="Serving: keep only plans whose time to the first token is at most this (ms)."),
     out: Path | None = typer.Option(None, "--out", help="Output folder (default: results/whatif-SCENARIO_STEM)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Write the CSV files only."),
 ) -> None:
     """Best software configuration per hardware point: curves and heatmaps of the best throughput
     (cost, energy) against hardware knobs, the elasticity of the best plan to each knob and the
-    resource that bounds it. Without --vary: only the sensitivity and the bottleneck."""
+    resource that bounds it, for training and serving scenarios. Without --vary: only the
+    sensitivity and the bottleneck."""
     from .errors import InputError
 
     from .whatif import parse_vary
@@ -381,7 +387,7 @@ def whatif(
         from .whatif import figure_note, out_dir_for, plot_whatif, to_record
         from .whatif import whatif as run_whatif
 
-        result = run_whatif(spec, grid)
+        result = run_whatif(spec, grid, max_itl_ms=max_itl_ms, max_ttft_ms=max_ttft_ms)
         folder = out if out is not None else out_dir_for(scenario)
         paths = plot_whatif(result, folder, figures=not no_plots)
     except (InputError, OSError) as err:

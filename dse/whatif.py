@@ -1,12 +1,17 @@
 """Hardware what-ifs: the best software configuration of every hardware point, and its sensitivity.
 
-``dse whatif SCENARIO --vary KNOB=RANGE [--vary ...]`` answers "what would this training run
-gain from a faster NIC, a larger NVLink domain, more HBM, ...?". For every point of the cartesian
-product of the varied knobs (:data:`dse.search.space.KNOBS`, plus ``num_gpus``), every valid
-parallel plan of the scenario (:func:`software_space`) is scored in one vectorized call
+``dse whatif SCENARIO --vary KNOB=RANGE [--vary ...]`` answers "what would this training run (or
+this deployment) gain from a faster NIC, a larger NVLink domain, more HBM, ...?". For every point
+of the cartesian product of the varied knobs (:data:`dse.search.space.KNOBS`, plus ``num_gpus``),
+every valid plan of the scenario (:func:`software_space`) is scored in one vectorized call
 (:func:`dse.search.evaluation.score_point`) and the best feasible one by tokens/s is kept, so each
 point is the best the software can do on that hardware; curves and heatmaps of the best
 throughput (and cost, energy) against the knobs follow (:func:`plot_whatif`).
+
+Training (LLM, ViT) plans are parallel degrees, ZeRO, recompute and microbatches; serving (LLM
+``workload: inference``) plans are tensor, pipeline and expert parallelism, replicas and the batch
+in flight per replica, the best by output tokens/s within optional bounds on the time per output
+token and to the first token (``max_itl_ms``, ``max_ttft_ms``).
 
 At the scenario's own hardware, :func:`sensitivity` gives the elasticity of the best plan's
 throughput to each knob, (dT/T)/(dk/k), and :func:`bottleneck` splits its iteration time into
@@ -59,6 +64,14 @@ DEFAULT_PARALLEL: dict[str, list[Any]] = {
 }
 DENSE_EP = [1]
 MOE_EP = [1, 2, 4, 8]
+#: Default serving plans: tensor and pipeline degrees, and batches in flight per replica (with
+#: ``auto``, the throughput-maximising batch that fits; the scenario's own values are added).
+SERVING_PARALLEL: dict[str, list[int]] = {"tp": [1, 2, 4, 8], "pp": [1, 2, 4]}
+SERVING_BATCHES = sorted(m * 2**i for i in range(13) for m in (1, 3) if m * 2**i <= 4096)  # 1, 2, 3, 4, 6, ..., 4096
+#: Kinds of run a what-if covers.
+WHATIF_KINDS = ("llm_train", "vit_train", "llm_inference")
+#: Knobs only training uses (serving neither offloads activations nor models the softmax units).
+TRAINING_ONLY_KNOBS = ("host_link_gbps", "exp_tera_per_s")
 
 #: Knobs of the sensitivity analysis, in output order.
 SENSITIVITY_KNOBS = ("peak_scale", "hbm_tbps", "hbm_gb", "nvlink_gbps", "scaleout_gbitps", "nvlink_domain",
@@ -93,7 +106,7 @@ SHARE_KNOB = {"compute": "peak_scale", "memory_bandwidth": "hbm_tbps", "nvlink":
               "scaleout": "scaleout_gbitps", "pipeline_bubble": "peak_scale", "host_link": "host_link_gbps"}
 #: Names :func:`bottleneck` may return.
 BOTTLENECKS = ("compute", "memory_bandwidth", "memory_capacity", "nvlink", "scaleout", "pipeline_bubble",
-               "overlap_slowdown", "host_link", "host")
+               "overlap_slowdown", "host_link", "host", "engine")
 #: A plan using more than this fraction of HBM is bound by memory capacity.
 CAPACITY_FRACTION = 0.9
 #: More HBM "changes the best plan" when +rel_step HBM gains more than this fraction of throughput.
@@ -103,6 +116,8 @@ RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 RECOMPUTE_CODES = {v: float(k) for k, v in RECOMPUTE_NAMES.items()}
 PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "offload_layers", "microbatch",
                 "global_batch")
+#: A serving plan: degrees, replicas (dp) and the batch run per replica (sequences).
+SERVING_PLAN_COLUMNS = ("tp", "pp", "dp", "ep", "batch")
 #: Time columns kept per point; the parts (compute .. overlap slowdown) add up to iteration_time_s.
 TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
@@ -112,6 +127,8 @@ TIME_COLUMNS = (
     "overlapped_dp_s",
 )
 BEST_METRICS = ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "cost_per_mtok_usd", "energy_per_token_j")
+#: Further best_* metrics of a serving what-if (milliseconds).
+SERVING_METRICS = ("itl_ms", "ttft_ms")
 COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp")
 
 
@@ -125,7 +142,8 @@ class WhatIf:
     varied names in the order given; ``base``: the same row at the scenario's own hardware;
     ``base_values``: the scenario's own value of every knob (knob units); ``sensitivity``: see
     :func:`sensitivity`; ``bound``: :func:`bottleneck` of the base row; ``notes``; ``own``: the
-    scenario's own plan evaluated (a row of :func:`dse.evaluate`), to compare the best with.
+    scenario's own plan evaluated (a row of :func:`dse.evaluate`), to compare the best with;
+    ``bounds``: the serving latency bounds applied (milliseconds).
     """
 
     scenario: Scenario
@@ -137,6 +155,8 @@ class WhatIf:
     bound: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     own: pd.Series | None = None
+    #: serving latency bounds the best plans meet (``max_itl_ms``, ``max_ttft_ms``; milliseconds)
+    bounds: dict[str, float] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------ --vary
@@ -239,16 +259,43 @@ def scenario_global_batch(scenario: Scenario) -> int:
     return int(dp * (p.microbatch or 1))
 
 
-def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None) -> SearchSpace:
-    """The candidate parallel plans of a scenario as a :class:`SearchSpace`.
+def plan_keys(kind: str) -> tuple[str, ...]:
+    """The plan columns of a what-if's rows for a kind of run."""
+    return SERVING_PLAN_COLUMNS if kind == "llm_inference" else PLAN_COLUMNS
 
-    tp [1, 2, 4, 8], pp [1, 2, 4, 8, 16], vpp [1, 2, 4], cp [1, 2], ep [1] (dense) or
+
+def best_metrics(kind: str) -> tuple[str, ...]:
+    """The metrics kept (as ``best_<name>``) per hardware point for a kind of run."""
+    return (*BEST_METRICS, *SERVING_METRICS) if kind == "llm_inference" else BEST_METRICS
+
+
+def _check_kind(spec: Scenario) -> None:
+    if spec.kind not in WHATIF_KINDS:
+        raise single("workload", f"a what-if covers LLM and ViT training and LLM serving, not {spec.kind} runs; "
+                     "for them, give dse search hardware knobs (e.g. search_spaces/dlrm_a_zionex.yaml)",
+                     spec.kind, spec.name)
+
+
+def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
+                   max_itl_ms: float | None = None, max_ttft_ms: float | None = None) -> SearchSpace:
+    """The candidate plans of a scenario as a :class:`SearchSpace`.
+
+    Training: tp [1, 2, 4, 8], pp [1, 2, 4, 8, 16], vpp [1, 2, 4], cp [1, 2], ep [1] (dense) or
     [1, 2, 4, 8] (MoE), zero [0-3], recompute none/selective/full, microbatch [1, 2, 4, 8],
     sp auto, each list joined with the scenario's own value (so its plan is always a
-    candidate); the scenario's global batch; GPU counts ``gpu_counts`` (default the
-    scenario's num_gpus). Model inline, cluster overrides without num_gpus, precision,
-    workload and training switches as in the scenario.
+    candidate); the scenario's global batch. Serving (:func:`serving_space`): tp, pp, ep and the
+    batch per replica. GPU counts ``gpu_counts`` (default the scenario's num_gpus). Model inline,
+    cluster overrides without num_gpus, precision, workload and training switches (serving: the
+    request shape) as in the scenario. ``max_itl_ms`` / ``max_ttft_ms`` (serving only) bound the
+    time per output token and to the first token, in milliseconds.
     """
+    _check_kind(scenario)
+    if scenario.kind == "llm_inference":
+        return serving_space(scenario, gpu_counts, max_itl_ms, max_ttft_ms)
+    if max_itl_ms is not None or max_ttft_ms is not None:
+        name = "max_itl_ms" if max_itl_ms is not None else "max_ttft_ms"
+        raise single(name, "bounds a serving latency; this scenario trains (workload: inference serves)",
+                     max_itl_ms if max_itl_ms is not None else max_ttft_ms, scenario.name)
     p = scenario.parallel
     par: dict[str, Any] = {k: list(v) for k, v in DEFAULT_PARALLEL.items()}
     par["ep"] = list(MOE_EP if scenario.model.moe is not None else DENSE_EP)
@@ -277,6 +324,57 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None) 
         "parallel": par,
         "global_batch": {"sequences": scenario_global_batch(scenario)},
     }
+    return space_from_dict(data, source=scenario.name)
+
+
+def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
+                  max_itl_ms: float | None = None, max_ttft_ms: float | None = None) -> SearchSpace:
+    """The candidate serving plans of an LLM inference scenario as a :class:`SearchSpace`.
+
+    tp [1, 2, 4, 8], pp [1, 2, 4], ep [1] (dense) or [1, 2, 4, 8] (MoE), each joined with the
+    scenario's own value; dp = num_gpus / (tp*pp) replicas; the batch per replica 1, 2, 4, ...,
+    4096 and ``auto`` (the throughput-maximising batch that fits) with the scenario's own batch,
+    or only ``auto`` when clients set it (``concurrency``). The request shape is the scenario's.
+    Latency bounds in milliseconds become the space's constraints.
+    """
+    p, spec = scenario.parallel, scenario.inference
+    if spec is None:
+        raise single("inference", "a serving scenario needs an inference block {input_len, output_len, ...}",
+                     None, scenario.name)
+    if spec.request_rate is not None:
+        raise single("inference.request_rate", "with an offered load every plan that keeps up serves the same "
+                     "tokens/s, so a what-if has no best plan to compare; use dse search with objectives "
+                     "num_gpus and itl_ms (e.g. search_spaces/llama3_70b_serving_rate_h100.yaml)",
+                     spec.request_rate, scenario.name)
+    par: dict[str, Any] = {k: sorted(set(v) | {int(getattr(p, k))}) for k, v in SERVING_PARALLEL.items()}
+    par["ep"] = sorted(set(MOE_EP if scenario.model.moe is not None else DENSE_EP) | {int(p.ep)})
+    if spec.concurrency is not None:
+        par["batch"] = ["auto"]
+    else:
+        par["batch"] = [*sorted(set(SERVING_BATCHES) | ({int(spec.batch)} if spec.batch else set())), "auto"]
+    inference = spec.model_dump(exclude_none=True)
+    inference.pop("batch", None)
+    cluster = scenario.cluster.model_dump(exclude_none=True)
+    cluster.pop("num_gpus", None)
+    counts = sorted({int(n) for n in (gpu_counts if gpu_counts is not None else [scenario.cluster.num_gpus])})
+    constraints = {k: float(v) for k, v in (("max_itl_ms", max_itl_ms), ("max_ttft_ms", max_ttft_ms))
+                   if v is not None}
+    data = {
+        "name": "whatif",
+        "scenario": {
+            "model": scenario.model.model_dump(exclude_none=True),
+            "precision": scenario.precision,
+            "workload": scenario.workload,
+            "cluster": cluster,
+            "inference": inference,
+        },
+        "gpus": counts,
+        "parallel": par,
+        "objectives": [{"metric": "tokens_per_s_per_gpu", "direction": "maximize"},
+                       {"metric": "itl_ms", "direction": "minimize"}],
+    }
+    if constraints:
+        data["constraints"] = constraints
     return space_from_dict(data, source=scenario.name)
 
 
@@ -322,10 +420,10 @@ def _score(space: SearchSpace, num_gpus: int, knobs: dict[str, float]) -> tuple[
     return _best_of(scored), n, feasible
 
 
-def _plan_columns(plan: Mapping[str, Any] | pd.Series) -> dict[str, float]:
+def _plan_columns(plan: Mapping[str, Any] | pd.Series, kind: str = "llm_train") -> dict[str, float]:
     """The cost-model plan columns of a plan row (recompute as a name or a code)."""
     out = {}
-    for key in PLAN_COLUMNS:
+    for key in plan_keys(kind):
         value = plan[key]
         if key == "recompute" and isinstance(value, str):
             value = RECOMPUTE_CODES[value]
@@ -337,24 +435,25 @@ def _plan_columns(plan: Mapping[str, Any] | pd.Series) -> dict[str, float]:
 
 def _evaluate_plan(space: SearchSpace, plan: Mapping[str, Any], num_gpus: int,
                    knobs: dict[str, Any], scale_hbm_bw: float = 1.0) -> dict[str, np.ndarray]:
-    """Cost-model metrics of one plan on hardware points given as knob arrays (vectorized)."""
-    from .costmodel import evaluate_training
+    """Cost-model metrics of one plan on hardware points given as knob arrays (vectorized); a
+    serving plan keeps the batch it ran."""
+    from .search.evaluation import workload
 
     cols: dict[str, Any] = dict(space.base_columns(int(num_gpus)))
-    cols.update(_plan_columns(plan))
+    cols.update(_plan_columns(plan, space.kind))
     cols["num_gpus"] = float(num_gpus)
     cols = hardware_columns(cols, knobs)
     if scale_hbm_bw != 1.0:
         cols["hbm_bw"] = np.asarray(cols["hbm_bw"], dtype=np.float64) * scale_hbm_bw
-    return evaluate_training(cols)
+    return workload(space).evaluate(space, cols)
 
 
 def _point_row(knob_values: dict[str, float], num_gpus: int, best: pd.Series | None,
-               plans: int, feasible: int) -> dict[str, Any]:
+               plans: int, feasible: int, kind: str = "llm_train") -> dict[str, Any]:
     row: dict[str, Any] = {**knob_values, "num_gpus": float(num_gpus)}
-    for m in BEST_METRICS:
+    for m in best_metrics(kind):
         row[f"best_{m}"] = float(best[m]) if best is not None else math.nan
-    for key in PLAN_COLUMNS:
+    for key in plan_keys(kind):
         if best is None:
             row[key] = None if key == "recompute" else math.nan
         elif key == "recompute":
@@ -376,48 +475,76 @@ def _split_compute(space: SearchSpace, rows: list[dict[str, Any]], knob_rows: li
     """Fill time_compute_flops_s (the compute time with unlimited HBM bandwidth: matmuls and
     attention at their FLOP/s roofline) and time_compute_hbm_s (the rest: HBM-bound kernels,
     elementwise passes, the optimizer step) of every row with a best plan, in place, in one
-    vectorized cost-model call."""
-    from .costmodel import evaluate_training
+    vectorized cost-model call. Serving rows also get time_engine_s: the engine's time per
+    iteration and per sequence, which neither more FLOP/s nor more bandwidth shortens (taken out
+    of time_compute_flops_s)."""
+    from .search.evaluation import workload
 
     keep = [i for i, r in enumerate(rows) if math.isfinite(float(r.get("tp", math.nan)))]
     if not keep:
         return
     names = sorted({k for i in keep for k in knob_rows[i]})
     cols: dict[str, Any] = dict(space.base_columns(int(rows[keep[0]]["num_gpus"])))
-    plans = [_plan_columns(rows[i]) for i in keep]
-    for key in PLAN_COLUMNS:
+    plans = [_plan_columns(rows[i], space.kind) for i in keep]
+    for key in plan_keys(space.kind):
         cols[key] = np.asarray([p[key] for p in plans], dtype=np.float64)
     cols["num_gpus"] = np.asarray([rows[i]["num_gpus"] for i in keep], dtype=np.float64)
     knobs = {k: np.asarray([knob_rows[i].get(k, base_values[k]) for i in keep], dtype=np.float64) for k in names}
     cols = hardware_columns(cols, knobs)
     cols["hbm_bw"] = np.asarray(cols["hbm_bw"], dtype=np.float64) * 1e6
-    flops = evaluate_training(cols, outputs=["time_compute_s"])["time_compute_s"]
-    for i, f in zip(keep, flops):
+    if space.kind == "llm_inference":
+        # serving compute also holds the engine's own time per iteration and per sequence
+        # (scheduling, sampling, launches), which neither FLOP/s nor bandwidth shortens: it is
+        # what is left with both unlimited
+        evaluate = workload(space).evaluate
+        flops = evaluate(space, cols)["time_compute_s"]
+        unlimited = {**cols, **{k: np.asarray(cols[k], dtype=np.float64) * 1e6 for k in ("peak_flops", "peak_flops_16")}}
+        engine = evaluate(space, unlimited)["time_compute_s"]
+    else:
+        from .costmodel import evaluate_training
+
+        flops = evaluate_training(cols, outputs=["time_compute_s"])["time_compute_s"]
+        engine = None
+    for j, (i, f) in enumerate(zip(keep, flops)):
         total = float(rows[i]["time_compute_s"])
-        rows[i]["time_compute_flops_s"] = min(float(f), total)
+        fixed = 0.0
+        if engine is not None:
+            fixed = min(float(engine[j]), total)
+            rows[i]["time_engine_s"] = fixed
+        rows[i]["time_compute_flops_s"] = min(max(float(f) - fixed, 0.0), total - fixed)
         rows[i]["time_compute_hbm_s"] = max(total - float(f), 0.0)
 
 
 def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
-           vary: Mapping[str, Sequence[float]] | None = None, rel_step: float = 0.1) -> WhatIf:
+           vary: Mapping[str, Sequence[float]] | None = None, rel_step: float = 0.1,
+           max_itl_ms: float | None = None, max_ttft_ms: float | None = None) -> WhatIf:
     """The best software configuration of every hardware point of the varied knobs.
 
     ``vary`` maps knob names (:data:`VARY_KNOBS`) to values in knob units; the points are their
     cartesian product (in the order given), each at the scenario's own value of every other
-    knob. ``num_gpus`` varies the GPU count (the global batch stays the scenario's). Every valid
-    plan of :func:`software_space` is scored per point and the best feasible by tokens/s kept.
+    knob. ``num_gpus`` varies the GPU count (a training run's global batch stays the
+    scenario's; a deployment's replicas grow with it). Every valid plan of
+    :func:`software_space` is scored per point and the best feasible by tokens/s kept (serving:
+    output tokens/s, among the plans within ``max_itl_ms`` and ``max_ttft_ms``, milliseconds).
     Also computes :func:`sensitivity` and :func:`bottleneck` at the scenario's own hardware.
     Raises :class:`dse.errors.InputError` for a bad scenario, knob or value.
     """
     spec = _scenario(scenario)
-    if spec.workload not in ("train", "finetune"):
-        raise single("workload", f"'{spec.workload}' is not modelled yet; allowed: train, finetune",
-                     spec.workload, spec.name)
+    _check_kind(spec)
     if not 0.0 < float(rel_step) < 1.0:
         raise single("rel_step", "must be between 0 and 1 (exclusive), e.g. 0.1 for +/-10 %", rel_step)
+    for name, bound in (("max_itl_ms", max_itl_ms), ("max_ttft_ms", max_ttft_ms)):
+        if bound is not None and not (math.isfinite(float(bound)) and float(bound) > 0):
+            raise single(name, "must be a positive number of milliseconds", bound)
     vary = dict(vary or {})
     problems = [FieldProblem(f"vary.{k}", repr(k), f"unknown knob; allowed: {', '.join(VARY_KNOBS)}")
                 for k in vary if k not in VARY_KNOBS]
+    serving = spec.kind == "llm_inference"
+    if serving:
+        problems += [FieldProblem(f"vary.{k}", repr(k), "a training knob: serving neither offloads activations "
+                                  "nor models the softmax units; serving knobs: "
+                                  + ", ".join(k for k in VARY_KNOBS if k not in TRAINING_ONLY_KNOBS))
+                     for k in vary if k in TRAINING_ONLY_KNOBS]
     if problems:
         raise InputError(problems)
     grids = {k: _check_values(k, v, f"vary.{k}", v) for k, v in vary.items()}
@@ -428,7 +555,8 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
                              "scores; use fewer values (or dse search for a sampled co-design study)", sizes)
     base_values = base_knob_values(spec)
     counts = [int(n) for n in grids.get("num_gpus", [spec.cluster.num_gpus])]
-    space = software_space(spec, sorted(set(counts) | {spec.cluster.num_gpus}))
+    space = software_space(spec, sorted(set(counts) | {spec.cluster.num_gpus}), max_itl_ms, max_ttft_ms)
+    kind = space.kind
     names = list(grids)
     hw_names = [k for k in names if k != "num_gpus"]
 
@@ -439,28 +567,39 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
         n = int(point.pop("num_gpus", spec.cluster.num_gpus))
         best, plans, feasible = _score(space, n, point)
         shown = {k: point[k] for k in hw_names}
-        rows.append(_point_row(shown, n, best, plans, feasible))
+        rows.append(_point_row(shown, n, best, plans, feasible, kind))
         knob_rows.append(point)
     base_best, plans, feasible = _score(space, spec.cluster.num_gpus, {})
-    base_row = _point_row({k: base_values[k] for k in hw_names}, spec.cluster.num_gpus, base_best, plans, feasible)
+    base_row = _point_row({k: base_values[k] for k in hw_names}, spec.cluster.num_gpus, base_best, plans, feasible,
+                          kind)
     _split_compute(space, [*rows, base_row], [*knob_rows, {}], base_values)
+    if serving:  # points without a feasible plan have no split
+        for row in (*rows, base_row):
+            row.setdefault("time_engine_s", math.nan)
 
     columns = list(dict.fromkeys([
-        *hw_names, "num_gpus", *[f"best_{m}" for m in BEST_METRICS], *PLAN_COLUMNS, *TIME_COLUMNS,
-        "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain", "plans", "feasible_plans"]))
+        *hw_names, "num_gpus", *[f"best_{m}" for m in best_metrics(kind)], *plan_keys(kind), *TIME_COLUMNS,
+        *(["time_engine_s"] if serving else []), "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain", "plans", "feasible_plans"]))
     points = pd.DataFrame(rows, columns=columns)
     base = pd.Series(base_row)[columns]
     sens = _sensitivity(spec, space, base_best, spec.cluster.num_gpus, rel_step, base_values)
     bound = bottleneck(base, sens)
     notes = []
     if points["feasible_plans"].eq(0).any():
+        why = ("nothing fits in memory, or no plan meets the latency bounds" if serving
+               else "nothing fits in memory, or no plan divides the global batch")
         notes.append(f"{int(points['feasible_plans'].eq(0).sum())} of {len(points)} hardware points have no "
-                     "feasible plan (nothing fits in memory, or no plan divides the global batch)")
+                     f"feasible plan ({why})")
+    if serving:
+        bounds = [f"{label} <= {v:g} ms" for label, v in (("ITL", max_itl_ms), ("TTFT", max_ttft_ms)) if v is not None]
+        notes.append("serving: the best plan by output tokens/s" + (f" with {' and '.join(bounds)}" if bounds else
+                     " (no latency bound: give --max-itl-ms / --max-ttft-ms to trade throughput for latency)"))
     from .api import evaluate
 
     own = evaluate(spec, explain=True).iloc[0]
+    bounds = {k: float(v) for k, v in (("max_itl_ms", max_itl_ms), ("max_ttft_ms", max_ttft_ms)) if v is not None}
     return WhatIf(scenario=spec, points=points, knobs=names, base=base, base_values=base_values,
-                  sensitivity=sens, bound=bound, notes=notes, own=own)
+                  sensitivity=sens, bound=bound, notes=notes, own=own, bounds=bounds)
 
 
 # ------------------------------------------------------------------------------ sensitivity
@@ -471,17 +610,19 @@ def _domain_step(domain: float, num_gpus: float) -> float:
 
 
 def sensitivity(scenario: Scenario | str | Path | Mapping[str, Any], plan_row: Mapping[str, Any] | None = None,
-                rel_step: float = 0.1) -> pd.DataFrame:
+                rel_step: float = 0.1, max_itl_ms: float | None = None,
+                max_ttft_ms: float | None = None) -> pd.DataFrame:
     """Elasticity of the throughput to each knob at the scenario's own hardware.
 
     The plan is ``plan_row`` (a row of :attr:`WhatIf.points`, of a search or of
     :func:`dse.evaluate`: tp, pp, dp, cp, ep, vpp, zero, sp, recompute, microbatch, global_batch,
-    and num_gpus if it differs from the scenario's) or, by default, the best plan at the
-    scenario's hardware. elasticity = (dT/T)/(dk/k), T tokens/s:
+    and num_gpus if it differs from the scenario's; serving: tp, pp, dp, ep and the batch run) or,
+    by default, the best plan at the scenario's hardware (serving: within ``max_itl_ms`` and
+    ``max_ttft_ms``). elasticity = (dT/T)/(dk/k), T tokens/s:
 
     * peak_scale (compute), hbm_tbps (memory bandwidth), nvlink_gbps, scaleout_gbitps,
-      exp_tera_per_s (the softmax exponentials of fused attention): the plan kept, central
-      differences at k(1 - rel_step) and k(1 + rel_step);
+      exp_tera_per_s (the softmax exponentials of fused attention; training only): the plan
+      kept, central differences at k(1 - rel_step) and k(1 + rel_step);
     * hbm_gb (memory capacity): capacity only decides which plans fit, so the BEST throughput
       over all plans is re-optimized at each capacity (central differences);
     * nvlink_domain: the plan kept, one step up to the next domain size (e.g. 8 -> 16), a forward
@@ -493,17 +634,18 @@ def sensitivity(scenario: Scenario | str | Path | Mapping[str, Any], plan_row: M
     plan ("fixed" or "re-optimized": which one ``elasticity`` is).
     """
     spec = _scenario(scenario)
+    _check_kind(spec)
     if not 0.0 < float(rel_step) < 1.0:
         raise single("rel_step", "must be between 0 and 1 (exclusive), e.g. 0.1 for +/-10 %", rel_step)
     n = int(spec.cluster.num_gpus)
     if plan_row is not None and "num_gpus" in plan_row and plan_row["num_gpus"] is not None \
             and math.isfinite(float(plan_row["num_gpus"])):
         n = int(round(float(plan_row["num_gpus"])))
-    space = software_space(spec, sorted({n, spec.cluster.num_gpus}))
+    space = software_space(spec, sorted({n, spec.cluster.num_gpus}), max_itl_ms, max_ttft_ms)
     plan = plan_row
     if plan is None:
         plan, _, _ = _score(space, n, {})
-    elif any(plan[k] is None or (isinstance(plan[k], float) and math.isnan(plan[k])) for k in PLAN_COLUMNS):
+    elif any(plan[k] is None or (isinstance(plan[k], float) and math.isnan(plan[k])) for k in plan_keys(space.kind)):
         plan = None
     return _sensitivity(spec, space, plan, n, rel_step, base_knob_values(spec))
 
@@ -512,7 +654,7 @@ def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | N
                  rel_step: float, base_values: dict[str, float]) -> pd.DataFrame:
     step = float(rel_step)
     rows = []
-    knobs = list(SENSITIVITY_KNOBS)
+    knobs = [k for k in SENSITIVITY_KNOBS if not (space.kind == "llm_inference" and k in TRAINING_ONLY_KNOBS)]
     lows, highs = [], []
     for k in knobs:
         k0 = base_values[k]
@@ -600,7 +742,9 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     :func:`dse.evaluate` (the time breakdown columns, the plan, nvlink_domain, memory and HBM).
     Returns ``shares`` (fractions of the iteration time, summing to 1): ``compute`` (with
     ``time_compute_flops_s`` in the row: only the part at the FLOP/s roofline) and
-    ``memory_bandwidth`` (the HBM-bound rest of compute), ``pipeline_bubble``, ``nvlink`` and
+    ``memory_bandwidth`` (the HBM-bound rest of compute), ``engine`` (serving, with
+    ``time_engine_s`` in the row: the engine's own time per iteration and per sequence, out of
+    compute), ``pipeline_bubble``, ``nvlink`` and
     ``scaleout`` (exposed communication of the groups inside one NVLink domain or spanning
     domains, see :func:`placement`), ``overlap_slowdown``; ``memory_fraction`` (memory per GPU /
     HBM); ``capacity_gain`` (with ``sensitivity``: the throughput gained by re-optimizing with
@@ -627,9 +771,15 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     comm = {"nvlink": 0.0, "scaleout": 0.0}
     for kind in COMM_KINDS:
         comm[where[kind]] += _get(row, f"exposed_{kind}_s")
+    engine = _get(row, "time_engine_s", math.nan)
+    if split and math.isfinite(engine):  # serving: the engine's own time is neither FLOP- nor HBM-bound
+        flops = flops + engine
     parts = {"compute": min(flops, compute) if split else compute}
     if split:
         parts["memory_bandwidth"] = max(compute - flops, 0.0)
+    if split and math.isfinite(engine) and engine > 0:
+        parts["compute"] = max(parts["compute"] - engine, 0.0)
+        parts["engine"] = engine
     parts.update({"pipeline_bubble": _get(row, "time_bubble_s"), **comm,
                   "overlap_slowdown": _get(row, "time_overlap_slowdown_s")})
     if _get(row, "exposed_offload_s", 0.0) > 0:  # activation offloading waits on the host link
@@ -657,6 +807,9 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         knob = SHARE_KNOB.get(largest)
         if knob in by_knob:
             rival = float(by_knob[knob]["elasticity"])
+        elif largest not in SHARE_KNOB:  # no knob buys the largest share (the engine's time): the best other knob
+            others = [float(r["elasticity"]) for k, r in by_knob.items() if k != "hbm_gb"]
+            rival = max((e for e in others if math.isfinite(e)), default=math.nan)
     full = math.isfinite(mem_frac) and mem_frac > CAPACITY_FRACTION
     if have_sens and math.isfinite(gain):
         capacity_binds = gain > CAPACITY_GAIN and not (math.isfinite(rival) and gain / step < rival)
@@ -668,7 +821,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
               "memory_bandwidth": "HBM-bound compute", "pipeline_bubble": "the pipeline bubble",
               "nvlink": "exposed NVLink communication", "scaleout": "exposed scale-out communication",
               "overlap_slowdown": "the overlap slowdown",
-              "host_link": "exposed activation-offload copies", "host": "waiting for the host to launch MoE layers"}
+              "host_link": "exposed activation-offload copies", "host": "waiting for the host to launch MoE layers",
+              "engine": "engine time (per iteration and sequence)"}
     ranked = [k for k in sorted(shares, key=shares.get, reverse=True) if shares[k] >= 0.005]
 
     def item(k: str) -> str:
@@ -695,18 +849,34 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         "overlap_slowdown": "Compute slowed by overlapped communication bounds this plan",
         "host_link": "The host link (activation offloading) bounds this plan",
         "host": "The host (CPU) launching the MoE layers bounds this plan",
+        "engine": "The serving engine's own time per iteration and per sequence bounds this plan",
     }[name]
-    explanation = f"{head}: of the {it:.3g} s iteration, {listing}; {memory}."
+    if _serving_row(row):  # an engine iteration: one output token per sequence in flight
+        step_text = f"{1e3 * it:.3g} ms iteration (one output token per sequence)"
+    else:
+        step_text = f"{it:.3g} s iteration"
+    explanation = f"{head}: of the {step_text}, {listing}; {memory}."
     return {"shares": shares, "largest_share": largest, "memory_fraction": mem_frac, "capacity_gain": gain,
             "placement": where, "bottleneck": name, "explanation": explanation}
 
 
 # ------------------------------------------------------------------------------ text helpers
+def _serving_row(row: Mapping[str, Any] | pd.Series) -> bool:
+    """Whether a row is a serving configuration (it has a batch in flight and no microbatch)."""
+    keys = row.index if isinstance(row, pd.Series) else row.keys()
+    return "batch" in keys and ("itl_ms" in keys or "best_itl_ms" in keys)
+
+
 def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
-    """A short plan label, e.g. ``tp4 pp4 dp4 vpp5 z1 sp mb1`` (``-`` when there is none)."""
+    """A short plan label, e.g. ``tp4 pp4 dp4 vpp5 z1 sp mb1`` (``-`` when there is none); a
+    serving plan: ``tp2 pp1 dp4 ep2 b256`` (b = sequences in flight per replica)."""
     if _get(row, "tp", math.nan) != _get(row, "tp", math.nan):  # NaN: no feasible plan
         return "-"
     parts = [f"tp{_get(row, 'tp'):g}", f"pp{_get(row, 'pp'):g}", f"dp{_get(row, 'dp'):g}"]
+    if _serving_row(row):
+        if _get(row, "ep", 1.0) != 1.0:
+            parts.append(f"ep{_get(row, 'ep'):g}")
+        return " ".join([*parts, f"b{_get(row, 'batch'):g}"])
     for key in ("cp", "ep", "vpp"):
         if _get(row, key, 1.0) != 1.0:
             parts.append(f"{key}{_get(row, key):g}")
@@ -805,7 +975,10 @@ def figure_note(result: WhatIf) -> str | None:
 def _title(result: WhatIf, gpus_varied: bool) -> str:
     s = result.scenario
     where = f"{s.cluster.gpu}, GPU count varied" if gpus_varied else f"{s.cluster.num_gpus}x {s.cluster.gpu}"
-    return f"{s.model.name}, {s.precision}, {where}"
+    limits = [f"{name} <= {result.bounds[key]:g} ms" for key, name in (("max_itl_ms", "ITL"), ("max_ttft_ms", "TTFT"))
+              if key in result.bounds]
+    serving = f", serving {s.inference.input_len}+{s.inference.output_len} tokens" if s.inference is not None else ""
+    return f"{s.model.name}, {s.precision}, {where}{serving}" + (f"; {', '.join(limits)}" if limits else "")
 
 
 def _wrap(text: str, width: int = 52) -> str:
@@ -858,7 +1031,11 @@ def _curve_figure(result: WhatIf) -> Any:
     knob = result.knobs[0]
     df = result.points.sort_values(knob, kind="stable").reset_index(drop=True)
     x = df[knob].to_numpy(dtype=float)
-    panels = [("best_tokens_per_s_per_gpu", "tokens/s per GPU", OKABE_ITO["blue"])]
+    serving = "best_itl_ms" in df
+    panels = [("best_tokens_per_s_per_gpu", "output tokens/s\nper GPU" if serving else "tokens/s per GPU",
+               OKABE_ITO["blue"])]
+    if serving:  # the latency the best plan pays for its throughput
+        panels.append(("best_itl_ms", "ms per output\ntoken (ITL)", OKABE_ITO["orange"]))
     if (df["best_cost_per_mtok_usd"].fillna(0) > 0).any():
         panels.append(("best_cost_per_mtok_usd", "USD per\nmillion tokens", OKABE_ITO["vermillion"]))
     if (df["best_energy_per_token_j"].fillna(0) > 0).any():
@@ -1001,7 +1178,7 @@ def _heatmap_figure(result: WhatIf) -> Any:
                                edgecolor=OKABE_ITO["vermillion"], linewidth=1.4, zorder=5))
     gpus_varied = "num_gpus" in (kx, ky)
     if finite.size:
-        spread = f"best tokens/s per GPU from {_cell(vmin)} to {_cell(vmax)}: {100 * (vmax / vmin - 1):+.1f} %"
+        spread = f"best tokens/s per GPU {_cell(vmin)} to {_cell(vmax)} ({100 * (vmax / vmin - 1):+.1f}\u00a0%)"
     else:
         spread = "no feasible plan at any point"
     lines = [_title(result, gpus_varied), spread]
@@ -1009,7 +1186,12 @@ def _heatmap_figure(result: WhatIf) -> Any:
         lines.append("box: the scenario's hardware")
     if len(distinct) == 1:
         lines.append(f"best plan everywhere: {distinct[0]}")
-    fig.suptitle(_wrap("\n".join(lines)), x=0.02, ha="left", linespacing=1.3)
+    title = _wrap("\n".join(lines))
+    fig.suptitle(title, x=0.02, ha="left", linespacing=1.3)
+    # room for the title's and the legend's lines besides the cells (and the y label's length)
+    legend_lines = len(distinct) if annotate and 1 < len(distinct) <= 6 else 0
+    cells = max(1.9, 0.3 * ys.size + 0.6)
+    fig.set_size_inches(WIDTH_IN, cells + 0.6 + 0.17 * (title.count("\n") + 1) + 0.17 * legend_lines)
     if annotate and 1 < len(distinct) <= 6:
         from matplotlib.lines import Line2D
 
@@ -1044,7 +1226,13 @@ def report_renderables(result: WhatIf) -> list[Any]:
     items: list[Any] = []
     title = f"{s.name + ': ' if s.name else ''}{s.model.name} on {s.cluster.num_gpus}x {s.cluster.gpu}, {s.precision}"
     items.append(Text(title, style="bold"))
-    if math.isfinite(float(base["best_tokens_per_s"])):
+    serving = "best_itl_ms" in base.index
+    if math.isfinite(float(base["best_tokens_per_s"])) and serving:
+        items.append(Text(
+            f"best plan at the scenario's hardware: {plan_text(base)}: {_n(base['best_tokens_per_s_per_gpu'])} "
+            f"output tokens/s per GPU, ITL {_n(base['best_itl_ms'])} ms, TTFT {_n(base['best_ttft_ms'])} ms "
+            f"(best of {int(base['plans']):,} plans, {int(base['feasible_plans']):,} feasible)"))
+    elif math.isfinite(float(base["best_tokens_per_s"])):
         items.append(Text(
             f"best plan at the scenario's hardware: {plan_text(base)} ({_recompute_word(base)}): "
             f"{_n(base['best_tokens_per_s_per_gpu'])} tokens/s per GPU, MFU {100 * float(base['best_mfu']):.1f} % "
@@ -1073,8 +1261,8 @@ def report_renderables(result: WhatIf) -> list[Any]:
         for k in hw:
             table.add_column(f"{k} ({UNITS[k]})", justify="right", no_wrap=True)
         table.add_column("GPUs", justify="right")
-        for header in ("tokens/s/GPU", "vs scenario", "MFU %", *(["USD/Mtok"] if priced else []), "J/token",
-                       "mem GiB"):
+        for header in ("tokens/s/GPU", "vs scenario", *(["ITL ms"] if serving else []), "MFU %",
+                       *(["USD/Mtok"] if priced else []), "J/token", "mem GiB"):
             table.add_column(header, justify="right", no_wrap=True)
         table.add_column("best plan", no_wrap=True)
         table.add_column("fit/plans", justify="right", no_wrap=True)
@@ -1088,7 +1276,7 @@ def report_renderables(result: WhatIf) -> list[Any]:
             t = float(row["best_tokens_per_s_per_gpu"])
             rel = f"{100 * (t / ref - 1):+.1f} %" if math.isfinite(t) and ref > 0 and math.isfinite(ref) else "-"
             cells = ["*" if own else "", *[_fmt_value(float(row[k])) for k in hw], f"{int(row['num_gpus'])}",
-                     _n(t), rel, _pct1(row["best_mfu"])]
+                     _n(t), rel, *([_n(row["best_itl_ms"])] if serving else []), _pct1(row["best_mfu"])]
             if priced:
                 cells.append(_n(row["best_cost_per_mtok_usd"], 3))
             cells += [_n(row["best_energy_per_token_j"], 3), _n(float(row["memory_per_gpu_bytes"]) / GIB, 3),
@@ -1159,6 +1347,7 @@ def to_record(result: WhatIf) -> dict[str, Any]:
         "scenario": {"name": s.name, "model": s.model.name, "gpu": s.cluster.gpu,
                      "num_gpus": s.cluster.num_gpus, "precision": s.precision},
         "knobs": list(result.knobs),
+        "bounds": _plain(result.bounds),
         "base_values": _plain(result.base_values),
         "points": records(result.points),
         "base": {k: _plain(v) for k, v in result.base.items()},

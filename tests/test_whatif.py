@@ -295,3 +295,103 @@ def test_cli_whatif_bad_input_exits_2_without_traceback(tmp_path, args, needle):
     assert needle in result.stderr
     result = run("whatif", tmp_path / "missing.yaml", "--out", tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------------------- serving what-ifs
+#: Llama-3.1-8B FP8 served on 2 H100s, 1000-token prompts and answers (offline, batch auto).
+SERVING = {"name": "llama31-8b-serve", "model": "llama3.1-8b", "precision": "fp8", "workload": "inference",
+           "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 2}, "parallel": {"tp": 1},
+           "inference": {"input_len": 1000, "output_len": 1000}}
+GPT_OSS = ROOT / "scenarios" / "gpt_oss_120b_b200_serving.yaml"
+
+
+def serving(**inference):
+    return {**SERVING, "inference": {**SERVING["inference"], **inference}}
+
+
+def test_serving_space_plans_batches_and_the_scenarios_own_values():
+    from dse.whatif import SERVING_BATCHES, _scenario
+
+    space = software_space(_scenario(serving(batch=100)))
+    assert space.kind == "llm_inference"
+    par = space.spec.parallel
+    assert par.tp == [1, 2, 4, 8] and par.pp == [1, 2, 4] and par.ep == [1]
+    assert par.batches() == [0, *sorted({*SERVING_BATCHES, 100})]  # 0 = auto
+    assert "batch" not in space.spec.scenario["inference"]  # the plan sets it
+    clients = software_space(_scenario(serving(concurrency=64)))
+    assert clients.spec.parallel.batches() == [0]  # the clients set the batch
+    bounded = software_space(_scenario(SERVING), max_itl_ms=20.0)
+    assert bounded.spec.constraints.max_itl_ms == 20.0
+
+
+@pytest.mark.parametrize("knob, values", [("hbm_tbps", [2.0, 3.35, 5.0, 8.0]), ("hbm_gb", [40.0, 80.0, 141.0]),
+                                          ("peak_scale", [0.5, 1.0, 2.0]), ("nvlink_gbps", [100.0, 900.0])])
+def test_serving_best_throughput_never_falls_with_more_of_a_resource(knob, values):
+    points = whatif(SERVING, {knob: values}).points.sort_values(knob)
+    best = points["best_tokens_per_s_per_gpu"].to_numpy()
+    assert np.isfinite(best).all()
+    assert (np.diff(best) >= -1e-9 * best[:-1]).all(), best
+
+
+def test_serving_latency_bound_is_met_and_costs_throughput():
+    free = whatif(SERVING, {"hbm_tbps": [3.35, 5.0]})
+    bound = 0.7 * float(free.base["best_itl_ms"])
+    tight = whatif(SERVING, {"hbm_tbps": [3.35, 5.0]}, max_itl_ms=bound)
+    assert (tight.points["best_itl_ms"] <= bound + 1e-9).all()
+    assert (tight.points["best_tokens_per_s"].to_numpy() <= free.points["best_tokens_per_s"].to_numpy()).all()
+    assert float(tight.base["best_tokens_per_s"]) < float(free.base["best_tokens_per_s"])
+    assert tight.bounds == {"max_itl_ms": bound} and "ITL <= " in tight.notes[-1]
+    # a bound nothing meets leaves the point without a plan, reported, not dropped
+    none = whatif(SERVING, {"hbm_tbps": [3.35]}, max_itl_ms=1e-3)
+    assert none.points["feasible_plans"].eq(0).all() and math.isnan(float(none.points["best_tokens_per_s"].iloc[0]))
+
+
+def test_serving_bottleneck_parts_add_up_and_name_the_engine_time():
+    result = whatif(SERVING, {})
+    base, bound = result.base, result.bound
+    assert math.isclose(sum(bound["shares"].values()), 1.0, rel_tol=1e-9)
+    assert 0.0 < float(base["time_engine_s"]) <= float(base["time_compute_s"])
+    parts = float(base["time_compute_flops_s"]) + float(base["time_compute_hbm_s"]) + float(base["time_engine_s"])
+    assert math.isclose(parts, float(base["time_compute_s"]), rel_tol=1e-9)
+    assert bound["bottleneck"] in BOTTLENECKS and "one output token per sequence" in bound["explanation"]
+    assert {"compute", "memory_bandwidth", "engine"} <= set(bound["shares"])
+
+
+def test_serving_sensitivity_small_batch_decode_is_bound_by_hbm_bandwidth():
+    # 8 clients: decode reads every weight per step for 8 tokens, so bandwidth, not FLOP/s, sets the pace
+    sens = sensitivity(serving(concurrency=8)).set_index("knob")
+    assert "exp_tera_per_s" not in sens.index and "host_link_gbps" not in sens.index
+    assert 0.3 < sens.loc["hbm_tbps", "elasticity"] <= 1.0 + 1e-9
+    assert sens.loc["hbm_tbps", "elasticity"] > 3 * max(sens.loc["peak_scale", "elasticity"], 0.0)
+    assert sens.loc["scaleout_gbitps", "elasticity"] == 0.0  # tp 1 on one server: nothing crosses it
+
+
+def test_serving_what_if_errors_name_the_field_and_the_alternative():
+    with pytest.raises(InputError, match="vary.exp_tera_per_s"):
+        whatif(SERVING, {"exp_tera_per_s": [3.9, 5.0]})
+    with pytest.raises(InputError, match="inference.request_rate.*dse search"):
+        whatif(serving(mode="online", request_rate=5.0))
+    with pytest.raises(InputError, match="max_itl_ms.*serving"):
+        whatif(SMALL, max_itl_ms=50.0)
+    with pytest.raises(InputError, match="max_ttft_ms.*positive"):
+        whatif(SERVING, max_ttft_ms=-1.0)
+
+
+def test_cli_whatif_serving_table_figure_and_json(tmp_path):
+    result = run("whatif", GPT_OSS, "--vary", "hbm_tbps=6,8,10", "--max-itl-ms", "60", "--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "ITL ms" in result.stdout and "output tokens/s per GPU" in result.stdout and " b" in result.stdout
+    assert (tmp_path / "whatif_hbm_tbps.png").exists() and (tmp_path / "whatif_hbm_tbps.pdf").exists()
+    rec = json.loads(run("whatif", GPT_OSS, "--max-itl-ms", "60", "--json", "--no-plots", "--out", tmp_path).stdout)
+    assert rec["bounds"] == {"max_itl_ms": 60.0} and rec["base"]["best_itl_ms"] <= 60.0
+    assert rec["base"]["batch"] >= 1 and rec["own_plan"]["plan"].startswith("tp1 pp1 dp2 ep2 b")
+
+
+def test_cli_whatif_dlrm_is_a_clear_error(tmp_path):
+    shared = ROOT.parent / "shared" / "validation" / "dlrm_vit.jsonl"
+    if not shared.exists():
+        pytest.skip(f"{shared} not present")
+    case = json.loads(next(line for line in shared.read_text().splitlines() if '"dlrm' in line))["id"]
+    result = run("whatif", f"{shared}:{case}", "--out", tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "LLM and ViT training and LLM serving" in result.stderr and "dse search" in result.stderr
