@@ -1153,7 +1153,8 @@ def _heatmap_figure(result: WhatIf) -> Any:
     ax.set_xlabel(knob_label(kx))
     ax.set_ylabel(knob_label(ky))
     bar = fig.colorbar(im, ax=ax, pad=0.02, fraction=0.06, aspect=25)
-    bar.set_label("best tokens/s per GPU")
+    what = "output tokens/s per GPU" if "best_itl_ms" in df else "tokens/s per GPU"
+    bar.set_label(f"best {what}")
     bar.ax.yaxis.set_major_locator(mpl.ticker.MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))
     bar.ax.yaxis.set_major_formatter(_plain_formatter())
     bar.ax.tick_params(labelsize=7)
@@ -1178,7 +1179,7 @@ def _heatmap_figure(result: WhatIf) -> Any:
                                edgecolor=OKABE_ITO["vermillion"], linewidth=1.4, zorder=5))
     gpus_varied = "num_gpus" in (kx, ky)
     if finite.size:
-        spread = f"best tokens/s per GPU {_cell(vmin)} to {_cell(vmax)} ({100 * (vmax / vmin - 1):+.1f}\u00a0%)"
+        spread = f"best {what} {_cell(vmin)} to {_cell(vmax)} ({100 * (vmax / vmin - 1):+.1f}\u00a0%)"
     else:
         spread = "no feasible plan at any point"
     lines = [_title(result, gpus_varied), spread]

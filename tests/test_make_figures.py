@@ -16,6 +16,7 @@ def test_make_figures_quick_writes_every_figure_and_the_report(tmp_path):
                             capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     stems = ["fig1_pareto", "fig2_cloud", "fig3_exposed_comm", "fig4_whatif_network", "fig4_whatif_memory",
+             "fig4_whatif_serving",
              "fig5_validation", "fig6_timeline", "fig7_attention"]
     for stem in stems:
         for ext in ("png", "pdf", "csv"):

@@ -4,6 +4,9 @@
 (a) fig4_whatif_network: Llama-2-70B pre-training on 1,024 H100-class GPUs, best tokens/s per GPU
 over scale-out bandwidth per GPU x NVLink domain size (every valid plan scored at every point).
 (b) fig4_whatif_memory: Llama-2-70B on 64 H100-class GPUs, over HBM capacity x HBM bandwidth.
+(c) fig4_whatif_serving: Llama-3.1-70B FP8 served on 8 H100-class GPUs (1,000-token prompts and
+answers, every output token within 50 ms), best output tokens/s per GPU over the same two knobs
+(every serving plan and batch scored at every point).
 Each writes PNG, PDF and the CSV of its points.
 """
 
@@ -28,6 +31,13 @@ MEMORY = {
     "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
     "parallel": {"tp": 4, "pp": 4, "global_batch": 128},
 }
+SERVING = {
+    "model": "llama3.1-70b", "precision": "fp8", "workload": "inference",
+    "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+    "parallel": {"tp": 8},
+    "inference": {"input_len": 1000, "output_len": 1000},
+}
+SERVING_ITL_MS = 50.0
 
 
 def spread(result) -> tuple[float, float, str]:
@@ -44,7 +54,8 @@ def main() -> None:
         hbm_gb = [40, 80, 141, 192] if not opts.quick else [40, 141]
         hbm_tbps = [2.0, 3.35, 4.8, 8.0] if not opts.quick else [2.0, 8.0]
         mem = whatif(MEMORY, {"hbm_gb": hbm_gb, "hbm_tbps": hbm_tbps})
-        for stem, result in (("fig4_whatif_network", net), ("fig4_whatif_memory", mem)):
+        srv = whatif(SERVING, {"hbm_gb": hbm_gb, "hbm_tbps": hbm_tbps}, max_itl_ms=SERVING_ITL_MS)
+        for stem, result in (("fig4_whatif_network", net), ("fig4_whatif_memory", mem), ("fig4_whatif_serving", srv)):
             with style():
                 save(_heatmap_figure(result), stem)
             write_csv(result.points, stem)
@@ -72,6 +83,22 @@ def main() -> None:
             f"point is {cap_row['hbm_gb']:.0f} GiB at {cap_row['hbm_tbps']:.2f} TB/s, where the larger memory "
             f"lets {plan(cap_row)} fit instead of {plan(low_row)} at {low_row['hbm_gb']:.0f} GiB; capacity "
             f"matters more than bandwidth here."))
+        r = srv.points
+
+        def at(gb, tbps):
+            return r[(r.hbm_gb == gb) & (r.hbm_tbps == tbps)].iloc[0]
+
+        lo_gb, hi_gb, lo_bw, hi_bw = min(hbm_gb), max(hbm_gb), min(hbm_tbps), max(hbm_tbps)
+        base = at(80 if 80 in hbm_gb else lo_gb, 3.35 if 3.35 in hbm_tbps else lo_bw)
+        more_bw, more_gb = at(base["hbm_gb"], hi_bw), at(hi_gb, base["hbm_tbps"])
+        per = "best_tokens_per_s_per_gpu"
+        finding("fig4_whatif_serving", (
+            f"Serving Llama-3.1-70B FP8 on 8 GPUs with every token within {SERVING_ITL_MS:.0f} ms, "
+            f"{base['hbm_tbps']:.2f} TB/s and {base['hbm_gb']:.0f} GiB give {base[per]:,.0f} output tokens/s per GPU "
+            f"({base['batch']:.0f} sequences per replica, {plan(base)}); {hi_bw:g} TB/s at the same capacity gives "
+            f"{more_bw[per]:,.0f} ({more_bw[per] / base[per] - 1:+.0%}), {hi_gb:.0f} GiB at the same bandwidth "
+            f"{more_gb[per]:,.0f} ({more_gb[per] / base[per] - 1:+.0%}): under a latency bound the decode step's "
+            f"weight and KV reads cap the batch, so bandwidth, not capacity, is what serving buys."))
 
 
 if __name__ == "__main__":
