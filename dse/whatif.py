@@ -298,7 +298,7 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
                      max_itl_ms if max_itl_ms is not None else max_ttft_ms, scenario.name)
     p = scenario.parallel
     par: dict[str, Any] = {k: list(v) for k, v in DEFAULT_PARALLEL.items()}
-    par["ep"] = list(MOE_EP if scenario.model.moe is not None else DENSE_EP)
+    par["ep"] = list(MOE_EP if getattr(scenario.model, "moe", None) is not None else DENSE_EP)  # a ViT has none
     for key in ("tp", "pp", "vpp", "cp", "ep", "zero", "recompute"):
         own = getattr(p, key)
         if own not in par[key]:

@@ -395,3 +395,16 @@ def test_cli_whatif_dlrm_is_a_clear_error(tmp_path):
     result = run("whatif", f"{shared}:{case}", "--out", tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "LLM and ViT training and LLM serving" in result.stderr and "dse search" in result.stderr
+
+
+def test_vit_what_if_scores_image_models():
+    """A ViT (no experts, tokens = patches + 1 per image) has its own what-if (it crashed on the
+    missing experts field)."""
+    vit = {"name": "vit-b16", "workload": "train", "precision": "bf16",
+           "model": {"name": "ViT-B/16", "family": "vit", "layers": 12, "hidden": 768, "heads": 12,
+                     "ffn_hidden": 3072, "patch": 16, "image_size": 224, "classes": 1000},
+           "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 1, "global_batch": 1024}}
+    result = whatif(vit, {"hbm_tbps": [1.0, 2.0]})
+    best = result.points.sort_values("hbm_tbps")["best_tokens_per_s_per_gpu"].to_numpy()
+    assert np.isfinite(best).all() and best[1] >= best[0]
+    assert (result.points["ep"] == 1).all()
