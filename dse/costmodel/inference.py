@@ -87,9 +87,10 @@ kv_cache_free_gpu_mem_fraction, 0.9 by default), reserving for each sequence
 prompt + all output tokens; on-demand paging engines about half the output).
 
 **Choosing the batch**: with ``batch`` = 0 every candidate batch (powers of two and the largest
-one that fits in memory, within max_batch, max_num_tokens and concurrency) is scored on a second
-array axis and the throughput-maximising one is kept, as an offline max-throughput benchmark's
-engine fills its KV cache. No Python loop runs over configurations.
+one that fits in memory, within max_batch, max_num_tokens and concurrency / dp: the clients are
+the deployment's, shared by its replicas) is scored on a second array axis and the
+throughput-maximising one is kept, as an offline max-throughput benchmark's engine fills its KV
+cache. No Python loop runs over configurations.
 
 **Disaggregated serving** (``phase``): a decode instance (2) runs iterations of decode tokens
 only, one per sequence in flight (requests arrive with their prompt's KV, so the cache and the
@@ -152,7 +153,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "output_len": (None, "generated tokens per request (OSL), >= 1"),
     "batch": (0.0, "sequences in flight per model replica; 0 = choose the throughput-maximising "
                    "batch within memory (offline max throughput)"),
-    "concurrency": (0.0, "upper bound on sequences in flight (online clients); 0 = none"),
+    "concurrency": (0.0, "upper bound on sequences in flight over the whole deployment (online clients, "
+                           "shared by the dp replicas); 0 = none"),
     "request_rate": (0.0, "offered requests/s for the whole deployment (online serving): the engine "
                           "runs the mean batch that serves it; 0 = offline (throughput-maximising batch)"),
     "kv_bytes": (2.0, "bytes per KV-cache element (1 for an FP8 KV cache)"),
@@ -484,7 +486,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     b_mem = np.floor(np.maximum(b_mem, 0.0))
     b_tok = np.floor(p * maxtok / tok_ratio)
     cap = np.minimum(np.minimum(b_mem, b_tok), np.maximum(c["max_batch"], 1.0))
-    conc = c["concurrency"]
+    # clients spread over the replicas: conc / dp sequences in flight per replica on average
+    # (below one, a replica idles part of the time and runs one sequence when busy)
+    conc = c["concurrency"] / dp
     cap = np.where(conc > 0, np.minimum(cap, conc), cap)
 
     # ------------------------------------------------------------------ candidate batches
@@ -524,6 +528,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         near = thr >= np.max(thr, axis=1, keepdims=True) * (1.0 - TIE)
         best = np.argmax(np.where(near, cand, -1.0), axis=1)[:, None]
         B = np.take_along_axis(cand, best, axis=1)
+        B = np.where(conc > 0, np.minimum(B, conc), B)  # fewer clients than replicas
 
         # online: an offered rate r per replica keeps B = r * O * itl(B) sequences in flight
         # (Little's law; a request stays O iterations). lambda(B) = B / (O itl(B)) grows with B,

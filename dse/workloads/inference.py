@@ -12,7 +12,8 @@ LM head stay 16-bit. ``inference.kv_cache_dtype`` sets the KV cache apart from t
 bf16 weights with an FP8 cache); ``inference.weight_dtype`` the linear layers' weights apart from
 the GEMM math (weight-only quantization: bf16 with mxfp4 weights is W4A16, the GEMMs at the bf16
 rate reading 17/32 byte per weight). ``inference.batch`` fixes the sequences in flight per replica;
-``inference.concurrency`` bounds them (online clients); ``inference.request_rate`` (requests/s
+``inference.concurrency`` bounds them (online clients of the whole deployment: concurrency / dp
+per replica); ``inference.request_rate`` (requests/s
 offered to the deployment) sets the mean batch that serves that load (Little's law) and the
 latencies at it, or marks the plan infeasible when the load exceeds its capacity; otherwise the
 throughput-maximising batch within memory is chosen (``offline_max_throughput``).

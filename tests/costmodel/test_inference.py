@@ -162,6 +162,21 @@ def test_fixed_batch_and_concurrency():
     assert one(cols)["batch"] <= cols["max_batch"]
 
 
+def test_concurrency_is_shared_by_the_replicas():
+    """Clients are the deployment's: dp replicas hold concurrency / dp sequences each, and more
+    replicas than clients do not make more tokens than the clients ask for."""
+    one_gpu = one(columns(model="llama3.1-8b", concurrency=1))
+    two = columns(model="llama3.1-8b", num_gpus=2, concurrency=1)
+    split = one(two, dp=2.0)
+    assert split["feasible"] == 1.0
+    assert split["batch"] == 0.5  # each replica busy half the time
+    assert split["itl_ms"] == pytest.approx(one_gpu["itl_ms"], rel=1e-9)  # one sequence when busy
+    assert split["tokens_per_s"] == pytest.approx(one_gpu["tokens_per_s"], rel=1e-9)
+    assert split["tokens_per_s_per_gpu"] == pytest.approx(one_gpu["tokens_per_s_per_gpu"] / 2, rel=1e-9)
+    many = one(columns(model="llama3.1-8b", num_gpus=4, concurrency=64), dp=4.0)
+    assert many["batch"] == 16
+
+
 def test_max_num_tokens_bounds_the_batch():
     cols = columns(model="llama3.1-8b", input_len=2048, output_len=128)
     out = one(cols, max_num_tokens=4096.0)
