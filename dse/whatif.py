@@ -1244,6 +1244,11 @@ def report_renderables(result: WhatIf) -> list[Any]:
     own = result.own
     if own is not None:
         state = "feasible" if bool(own["feasible"]) else f"infeasible: {own['infeasible_reason']}"
+        missed = [f"{label} {_n(own[col])} ms > {result.bounds[key]:g} ms"
+                  for key, col, label in (("max_itl_ms", "itl_ms", "ITL"), ("max_ttft_ms", "ttft_ms", "TTFT"))
+                  if key in result.bounds and col in own.index and float(own[col]) > result.bounds[key]]
+        if missed:
+            state += f", but {' and '.join(missed)}"
         gain = ""
         ref = float(base["best_tokens_per_s_per_gpu"])
         if bool(own["feasible"]) and math.isfinite(ref) and float(own["tokens_per_s_per_gpu"]) > 0:

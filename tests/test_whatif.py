@@ -408,3 +408,17 @@ def test_vit_what_if_scores_image_models():
     best = result.points.sort_values("hbm_tbps")["best_tokens_per_s_per_gpu"].to_numpy()
     assert np.isfinite(best).all() and best[1] >= best[0]
     assert (result.points["ep"] == 1).all()
+
+
+def test_serving_report_says_when_the_scenarios_own_plan_misses_the_bound():
+    from rich.console import Console
+
+    from dse.whatif import report_renderables
+
+    result = whatif(serving(batch=512), max_itl_ms=15.0)
+    assert float(result.own["itl_ms"]) > 15.0  # 512 sequences per iteration take longer
+    console = Console(width=200, record=True)
+    for item in report_renderables(result):
+        console.print(item)
+    text = console.export_text()
+    assert "ITL " in text and "> 15 ms" in text and "output tokens/s per GPU, ITL" in text
