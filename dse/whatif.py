@@ -11,7 +11,9 @@ throughput (and cost, energy) against the knobs follow (:func:`plot_whatif`).
 Training (LLM, ViT) plans are parallel degrees, ZeRO, recompute and microbatches; serving (LLM
 ``workload: inference``) plans are tensor, pipeline and expert parallelism, replicas and the batch
 in flight per replica, the best by output tokens/s within optional bounds on the time per output
-token and to the first token (``max_itl_ms``, ``max_ttft_ms``).
+token and to the first token (``max_itl_ms``, ``max_ttft_ms``); DLRM plans (training and
+inference) are the embedding sharding and table planner with the MLPs' tensor parallelism and
+ZeRO, the best by samples/s (:func:`throughput` names each kind's metric).
 
 At the scenario's own hardware, :func:`sensitivity` gives the elasticity of the best plan's
 throughput to each knob, (dT/T)/(dk/k), and :func:`bottleneck` splits its iteration time into
@@ -69,9 +71,14 @@ MOE_EP = [1, 2, 4, 8]
 SERVING_PARALLEL: dict[str, list[int]] = {"tp": [1, 2, 4, 8], "pp": [1, 2, 4]}
 SERVING_BATCHES = sorted(m * 2**i for i in range(13) for m in (1, 3) if m * 2**i <= 4096)  # 1, 2, 3, 4, 6, ..., 4096
 #: Kinds of run a what-if covers.
-WHATIF_KINDS = ("llm_train", "vit_train", "llm_inference")
-#: Knobs only training uses (serving neither offloads activations nor models the softmax units).
+WHATIF_KINDS = ("llm_train", "vit_train", "llm_inference", "dlrm_train", "dlrm_inference")
+DLRM_KINDS = ("dlrm_train", "dlrm_inference")
+#: Knobs only LLM and ViT training use (serving and DLRM neither offload activations nor model
+#: the softmax units).
 TRAINING_ONLY_KNOBS = ("host_link_gbps", "exp_tera_per_s")
+#: Default DLRM plans besides the embedding shardings and planners: the MLPs' tensor-parallel
+#: degree and ZeRO (0: data parallel, 3: FSDP).
+DLRM_PARALLEL: dict[str, list[int]] = {"tp": [1, 2, 4, 8], "zero": [0, 3]}
 
 #: Knobs of the sensitivity analysis, in output order.
 SENSITIVITY_KNOBS = ("peak_scale", "hbm_tbps", "hbm_gb", "nvlink_gbps", "scaleout_gbitps", "nvlink_domain",
@@ -106,7 +113,7 @@ SHARE_KNOB = {"compute": "peak_scale", "memory_bandwidth": "hbm_tbps", "nvlink":
               "scaleout": "scaleout_gbitps", "pipeline_bubble": "peak_scale", "host_link": "host_link_gbps"}
 #: Names :func:`bottleneck` may return.
 BOTTLENECKS = ("compute", "memory_bandwidth", "memory_capacity", "nvlink", "scaleout", "pipeline_bubble",
-               "overlap_slowdown", "host_link", "host", "engine")
+               "overlap_slowdown", "host_link", "host", "engine", "overhead")
 #: A plan using more than this fraction of HBM is bound by memory capacity.
 CAPACITY_FRACTION = 0.9
 #: More HBM "changes the best plan" when +rel_step HBM gains more than this fraction of throughput.
@@ -118,6 +125,9 @@ PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", 
                 "global_batch")
 #: A serving plan: degrees, replicas (dp) and the batch run per replica (sequences).
 SERVING_PLAN_COLUMNS = ("tp", "pp", "dp", "ep", "batch")
+#: A DLRM plan: embedding sharding and planner (codes of dse.costmodel.dlrm), MLP degrees, ZeRO,
+#: samples per GPU and per step.
+DLRM_PLAN_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microbatch", "global_batch")
 #: Time columns kept per point; the parts (compute .. overlap slowdown) add up to iteration_time_s.
 TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
@@ -127,9 +137,46 @@ TIME_COLUMNS = (
     "overlapped_dp_s",
 )
 BEST_METRICS = ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "cost_per_mtok_usd", "energy_per_token_j")
+#: The DLRM counterparts (a sample instead of a token).
+DLRM_METRICS = ("samples_per_s", "samples_per_s_per_gpu", "mfu", "cost_per_msample_usd", "energy_per_sample_j")
+#: Time parts of a DLRM step (they add up to iteration_time_s): the embedding all-to-all and the
+#: replicated tables' all-reduce beside the training ones, and the fixed time per kernel and step.
+DLRM_TIME_COLUMNS = (
+    "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "exposed_tp_s",
+    "exposed_ep_s", "exposed_a2a_s", "exposed_dp_s", "exposed_emb_allreduce_s", "time_overhead_s",
+    "time_overlap_slowdown_s",
+)
 #: Further best_* metrics of a serving what-if (milliseconds).
 SERVING_METRICS = ("itl_ms", "ttft_ms")
-COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp")
+COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp", "a2a", "emb_allreduce")
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """What a kind of run's what-if maximizes and how it is named: the metric (``rate``, per
+    second for the whole job), per GPU, cost and energy per unit, and the unit's words."""
+
+    rate: str
+    per_gpu: str
+    cost: str
+    energy: str
+    unit: str  # "tokens", "output tokens", "samples"
+    million: str  # "Mtok", "Msample"
+
+
+TOKENS = Throughput("tokens_per_s", "tokens_per_s_per_gpu", "cost_per_mtok_usd", "energy_per_token_j",
+                    "tokens", "Mtok")
+
+
+def throughput(kind: str) -> Throughput:
+    """The throughput metric and its names for a kind of run (samples for DLRM, output tokens for
+    serving, tokens otherwise)."""
+    if kind in DLRM_KINDS:
+        return Throughput("samples_per_s", "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j",
+                          "samples", "Msample")
+    if kind == "llm_inference":
+        return Throughput(TOKENS.rate, TOKENS.per_gpu, TOKENS.cost, TOKENS.energy, "output tokens", "Mtok")
+    return TOKENS
 
 
 @dataclass
@@ -261,19 +308,29 @@ def scenario_global_batch(scenario: Scenario) -> int:
 
 def plan_keys(kind: str) -> tuple[str, ...]:
     """The plan columns of a what-if's rows for a kind of run."""
+    if kind in DLRM_KINDS:
+        return DLRM_PLAN_COLUMNS
     return SERVING_PLAN_COLUMNS if kind == "llm_inference" else PLAN_COLUMNS
 
 
 def best_metrics(kind: str) -> tuple[str, ...]:
     """The metrics kept (as ``best_<name>``) per hardware point for a kind of run."""
+    if kind in DLRM_KINDS:
+        return DLRM_METRICS
     return (*BEST_METRICS, *SERVING_METRICS) if kind == "llm_inference" else BEST_METRICS
+
+
+def time_columns(kind: str) -> tuple[str, ...]:
+    """The time parts kept per hardware point for a kind of run."""
+    if kind in DLRM_KINDS:
+        return DLRM_TIME_COLUMNS
+    return (*TIME_COLUMNS, "time_engine_s") if kind == "llm_inference" else TIME_COLUMNS
 
 
 def _check_kind(spec: Scenario) -> None:
     if spec.kind not in WHATIF_KINDS:
-        raise single("workload", f"a what-if covers LLM and ViT training and LLM serving, not {spec.kind} runs; "
-                     "for them, give dse search hardware knobs (e.g. search_spaces/dlrm_a_zionex.yaml)",
-                     spec.kind, spec.name)
+        raise single("workload", f"a what-if covers {', '.join(WHATIF_KINDS)} runs, not {spec.kind}", spec.kind,
+                     spec.name)
 
 
 def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
@@ -284,7 +341,7 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     [1, 2, 4, 8] (MoE), zero [0-3], recompute none/selective/full, microbatch [1, 2, 4, 8],
     sp auto, each list joined with the scenario's own value (so its plan is always a
     candidate); the scenario's global batch. Serving (:func:`serving_space`): tp, pp, ep and the
-    batch per replica. GPU counts ``gpu_counts`` (default the scenario's num_gpus). Model inline,
+    batch per replica; DLRM (:func:`dlrm_space`): embedding sharding and planner, tp, zero. GPU counts ``gpu_counts`` (default the scenario's num_gpus). Model inline,
     cluster overrides without num_gpus, precision, workload and training switches (serving: the
     request shape) as in the scenario. ``max_itl_ms`` / ``max_ttft_ms`` (serving only) bound the
     time per output token and to the first token, in milliseconds.
@@ -294,8 +351,11 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
         return serving_space(scenario, gpu_counts, max_itl_ms, max_ttft_ms)
     if max_itl_ms is not None or max_ttft_ms is not None:
         name = "max_itl_ms" if max_itl_ms is not None else "max_ttft_ms"
-        raise single(name, "bounds a serving latency; this scenario trains (workload: inference serves)",
+        raise single(name, f"bounds an LLM serving latency; this scenario is a {scenario.kind} run "
+                     "(an LLM with workload: inference serves)",
                      max_itl_ms if max_itl_ms is not None else max_ttft_ms, scenario.name)
+    if scenario.kind in DLRM_KINDS:
+        return dlrm_space(scenario, gpu_counts)
     p = scenario.parallel
     par: dict[str, Any] = {k: list(v) for k, v in DEFAULT_PARALLEL.items()}
     par["ep"] = list(MOE_EP if getattr(scenario.model, "moe", None) is not None else DENSE_EP)  # a ViT has none
@@ -378,6 +438,48 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     return space_from_dict(data, source=scenario.name)
 
 
+def dlrm_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None) -> SearchSpace:
+    """The candidate plans of a DLRM scenario as a :class:`SearchSpace`.
+
+    Every embedding sharding (table, row, column, table_row, auto, hier_auto, node_sharded,
+    data_parallel, and the scenario's own, e.g. hybrid) under both table planners (cost- and
+    memory-balanced), tp [1, 2, 4, 8] and zero [0, 3] for the MLPs, each joined with the
+    scenario's own value; the scenario's global batch in samples (microbatch = samples / GPUs);
+    model, precision, workload, cluster overrides and the embedding software as in the scenario.
+    """
+    from .search.space import EMB_SHARDINGS
+
+    p = scenario.parallel
+    shardings = [s for s in EMB_SHARDINGS if s != "hybrid"]
+    if p.emb_sharding is not None and p.emb_sharding not in shardings:
+        shardings.append(p.emb_sharding)
+    par: dict[str, Any] = {"emb_sharding": shardings, "emb_planner": ["cost", "memory"]}
+    for key, values in DLRM_PARALLEL.items():
+        own = int(getattr(p, key) or values[0])
+        par[key] = sorted(set(values) | {own})
+    n = scenario.cluster.num_gpus
+    samples = p.global_batch if p.global_batch is not None else (p.microbatch or 1) * n
+    cluster = scenario.cluster.model_dump(exclude_none=True)
+    cluster.pop("num_gpus", None)
+    counts = sorted({int(g) for g in (gpu_counts if gpu_counts is not None else [n])})
+    block = {
+        "model": scenario.model.model_dump(exclude_none=True),
+        "precision": scenario.precision,
+        "workload": scenario.workload,
+        "cluster": cluster,
+        "training": scenario.training.model_dump(),
+    }
+    data = {
+        "name": "whatif",
+        "scenario": block,
+        "gpus": counts,
+        "parallel": par,
+        "global_batch": {"samples": int(samples)},
+        "objectives": [{"metric": "samples_per_s", "direction": "maximize"}],
+    }
+    return space_from_dict(data, source=scenario.name)
+
+
 def base_knob_values(scenario: Scenario) -> dict[str, float]:
     """The scenario's own value of every knob, in knob units (peak_scale 1)."""
     from .hardware import resolve_hardware
@@ -400,14 +502,15 @@ def base_knob_values(scenario: Scenario) -> dict[str, float]:
 
 
 # ------------------------------------------------------------------------------ scoring
-def _best_of(scored: pd.DataFrame) -> pd.Series | None:
-    """The feasible row with the highest tokens/s (first on ties: the grid's order), or None."""
+def _best_of(scored: pd.DataFrame, rate: str = "tokens_per_s") -> pd.Series | None:
+    """The feasible row with the highest ``rate`` (tokens/s, samples/s; first on ties: the grid's
+    order), or None."""
     if scored.empty:
         return None
     feasible = scored[scored["feasible"].to_numpy(dtype=bool)]
     if feasible.empty:
         return None
-    return feasible.loc[feasible["tokens_per_s"].idxmax()]
+    return feasible.loc[feasible[rate].idxmax()]
 
 
 def _score(space: SearchSpace, num_gpus: int, knobs: dict[str, float]) -> tuple[pd.Series | None, int, int]:
@@ -417,7 +520,7 @@ def _score(space: SearchSpace, num_gpus: int, knobs: dict[str, float]) -> tuple[
     scored = score_point(space, int(num_gpus), dict(knobs))
     n = len(scored)
     feasible = int(scored["feasible"].sum()) if n else 0
-    return _best_of(scored), n, feasible
+    return _best_of(scored, throughput(space.kind).rate), n, feasible
 
 
 def _plan_columns(plan: Mapping[str, Any] | pd.Series, kind: str = "llm_train") -> dict[str, float]:
@@ -460,7 +563,7 @@ def _point_row(knob_values: dict[str, float], num_gpus: int, best: pd.Series | N
             row[key] = RECOMPUTE_NAMES[int(round(float(best[key])))]
         else:
             row[key] = float(best[key])
-    for key in (*TIME_COLUMNS, "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain"):
+    for key in (*time_columns(kind), "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain"):
         if best is not None and key in best.index:
             row[key] = float(best[key])
         elif key not in row:  # a varied nvlink_domain keeps its value
@@ -500,6 +603,9 @@ def _split_compute(space: SearchSpace, rows: list[dict[str, Any]], knob_rows: li
         flops = evaluate(space, cols)["time_compute_s"]
         unlimited = {**cols, **{k: np.asarray(cols[k], dtype=np.float64) * 1e6 for k in ("peak_flops", "peak_flops_16")}}
         engine = evaluate(space, unlimited)["time_compute_s"]
+    elif space.kind in DLRM_KINDS:  # embeddings and elementwise passes free with unlimited bandwidth
+        flops = workload(space).evaluate(space, cols)["time_compute_s"]
+        engine = None
     else:
         from .costmodel import evaluate_training
 
@@ -525,7 +631,8 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
     knob. ``num_gpus`` varies the GPU count (a training run's global batch stays the
     scenario's; a deployment's replicas grow with it). Every valid plan of
     :func:`software_space` is scored per point and the best feasible by tokens/s kept (serving:
-    output tokens/s, among the plans within ``max_itl_ms`` and ``max_ttft_ms``, milliseconds).
+    output tokens/s, among the plans within ``max_itl_ms`` and ``max_ttft_ms``, milliseconds;
+    DLRM: samples/s; a DLRM's global batch, in samples, stays the scenario's).
     Also computes :func:`sensitivity` and :func:`bottleneck` at the scenario's own hardware.
     Raises :class:`dse.errors.InputError` for a bad scenario, knob or value.
     """
@@ -540,9 +647,10 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
     problems = [FieldProblem(f"vary.{k}", repr(k), f"unknown knob; allowed: {', '.join(VARY_KNOBS)}")
                 for k in vary if k not in VARY_KNOBS]
     serving = spec.kind == "llm_inference"
-    if serving:
-        problems += [FieldProblem(f"vary.{k}", repr(k), "a training knob: serving neither offloads activations "
-                                  "nor models the softmax units; serving knobs: "
+    if serving or spec.kind in DLRM_KINDS:
+        what = "serving" if serving else "a DLRM"
+        problems += [FieldProblem(f"vary.{k}", repr(k), f"an LLM training knob: {what} neither offloads activations "
+                                  f"nor models the softmax units; {'serving' if serving else 'DLRM'} knobs: "
                                   + ", ".join(k for k in VARY_KNOBS if k not in TRAINING_ONLY_KNOBS))
                      for k in vary if k in TRAINING_ONLY_KNOBS]
     if problems:
@@ -573,13 +681,13 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
     base_row = _point_row({k: base_values[k] for k in hw_names}, spec.cluster.num_gpus, base_best, plans, feasible,
                           kind)
     _split_compute(space, [*rows, base_row], [*knob_rows, {}], base_values)
-    if serving:  # points without a feasible plan have no split
-        for row in (*rows, base_row):
-            row.setdefault("time_engine_s", math.nan)
+    for row in (*rows, base_row):  # points without a feasible plan have no split
+        for key in time_columns(kind):
+            row.setdefault(key, math.nan)
 
     columns = list(dict.fromkeys([
-        *hw_names, "num_gpus", *[f"best_{m}" for m in best_metrics(kind)], *plan_keys(kind), *TIME_COLUMNS,
-        *(["time_engine_s"] if serving else []), "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain", "plans", "feasible_plans"]))
+        *hw_names, "num_gpus", *[f"best_{m}" for m in best_metrics(kind)], *plan_keys(kind), *time_columns(kind),
+        "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain", "plans", "feasible_plans"]))
     points = pd.DataFrame(rows, columns=columns)
     base = pd.Series(base_row)[columns]
     sens = _sensitivity(spec, space, base_best, spec.cluster.num_gpus, rel_step, base_values)
@@ -630,8 +738,9 @@ def sensitivity(scenario: Scenario | str | Path | Mapping[str, Any], plan_row: M
 
     Also ``elasticity_reoptimized``: the same differences with the best plan re-optimized at
     every value. Columns: knob, resource, unit, base, minus, plus (knob units), tokens_per_s
-    (at the base), tokens_per_s_minus, tokens_per_s_plus, elasticity, elasticity_reoptimized,
-    plan ("fixed" or "re-optimized": which one ``elasticity`` is).
+    (at the base), tokens_per_s_minus, tokens_per_s_plus (samples_per_s... for a DLRM),
+    elasticity, elasticity_reoptimized, plan ("fixed" or "re-optimized": which one
+    ``elasticity`` is).
     """
     spec = _scenario(scenario)
     _check_kind(spec)
@@ -654,7 +763,9 @@ def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | N
                  rel_step: float, base_values: dict[str, float]) -> pd.DataFrame:
     step = float(rel_step)
     rows = []
-    knobs = [k for k in SENSITIVITY_KNOBS if not (space.kind == "llm_inference" and k in TRAINING_ONLY_KNOBS)]
+    llm_training = space.kind in ("llm_train", "vit_train")
+    knobs = [k for k in SENSITIVITY_KNOBS if llm_training or k not in TRAINING_ONLY_KNOBS]
+    rate = throughput(space.kind).rate
     lows, highs = [], []
     for k in knobs:
         k0 = base_values[k]
@@ -672,16 +783,16 @@ def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | N
         for i, k in enumerate(knobs):
             arrays[k][1 + 2 * i] = lows[i]
             arrays[k][2 + 2 * i] = highs[i]
-        tps = _evaluate_plan(space, plan, num_gpus, arrays)["tokens_per_s"]
+        tps = _evaluate_plan(space, plan, num_gpus, arrays)[rate]
         t_plan = float(tps[0])
         fixed = np.asarray(tps[1:], dtype=np.float64).reshape(len(knobs), 2)
     # re-optimized: the best plan at every perturbed point
     best0, _, _ = _score(space, num_gpus, {})
-    t_best = float(best0["tokens_per_s"]) if best0 is not None else math.nan
+    t_best = float(best0[rate]) if best0 is not None else math.nan
 
     def best_at(knob: str, value: float) -> float:
         row, _, _ = _score(space, num_gpus, {knob: value})
-        return float(row["tokens_per_s"]) if row is not None else math.nan
+        return float(row[rate]) if row is not None else math.nan
 
     for i, k in enumerate(knobs):
         k0, lo, hi = base_values[k], lows[i], highs[i]
@@ -697,7 +808,7 @@ def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | N
             how = "fixed"
         rows.append({
             "knob": k, "resource": RESOURCE[k], "unit": UNITS[k], "base": k0, "minus": lo, "plus": hi,
-            "tokens_per_s": t0, "tokens_per_s_minus": t_lo, "tokens_per_s_plus": t_hi,
+            rate: t0, f"{rate}_minus": t_lo, f"{rate}_plus": t_hi,
             "elasticity": e, "elasticity_reoptimized": e_re, "plan": how,
         })
     return pd.DataFrame(rows)
@@ -727,12 +838,17 @@ def placement(row: Mapping[str, Any] | pd.Series) -> dict[str, str]:
     whole group sits in one NVLink domain, else ``scaleout`` (ranks laid out tp innermost, then
     cp and dp, pp outermost, as the cost model places them): tp spans when tp > domain; cp
     when tp*cp > domain; ep when tp*ep > domain; dp and fsdp when tp*cp*dp > domain; pp when
-    tp*cp*dp*pp > domain."""
+    tp*cp*dp*pp > domain; a DLRM's embedding all-to-all (a2a) and replicated-table all-reduce
+    (emb_allreduce) span every GPU, so when tp*dp > domain (the exchange then crosses the
+    scale-out network, even where a hierarchical plan keeps part of it inside a server)."""
     tp, cp, dp, ep, pp = (max(_get(row, k, 1.0), 1.0) for k in ("tp", "cp", "dp", "ep", "pp"))
     domain = max(_get(row, "nvlink_domain", 8.0), 1.0)
     extent = {"tp": tp, "cp": tp * cp, "ep": tp * ep, "dp": tp * cp * dp, "fsdp": tp * cp * dp,
               "pp": tp * cp * dp * pp}
-    return {k: ("nvlink" if extent[k] <= domain else "scaleout") for k in COMM_KINDS}
+    keys = row.index if isinstance(row, pd.Series) else row.keys()
+    if "emb_sharding" in keys:  # a DLRM
+        extent.update(a2a=tp * dp, emb_allreduce=tp * dp)
+    return {k: ("nvlink" if extent[k] <= domain else "scaleout") for k in COMM_KINDS if k in extent}
 
 
 def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | None = None) -> dict[str, Any]:
@@ -746,7 +862,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     ``time_engine_s`` in the row: the engine's own time per iteration and per sequence, out of
     compute), ``pipeline_bubble``, ``nvlink`` and
     ``scaleout`` (exposed communication of the groups inside one NVLink domain or spanning
-    domains, see :func:`placement`), ``overlap_slowdown``; ``memory_fraction`` (memory per GPU /
+    domains, see :func:`placement`), ``overlap_slowdown``, ``host_link``, ``host`` and (DLRM)
+    ``overhead``, the fixed time per kernel and step; ``memory_fraction`` (memory per GPU /
     HBM); ``capacity_gain`` (with ``sensitivity``: the throughput gained by re-optimizing with
     rel_step more HBM); ``largest_share``; ``placement``; ``bottleneck`` (one of
     :data:`BOTTLENECKS`): ``memory_capacity`` when memory capacity binds, else the largest share;
@@ -770,7 +887,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     where = placement(row)
     comm = {"nvlink": 0.0, "scaleout": 0.0}
     for kind in COMM_KINDS:
-        comm[where[kind]] += _get(row, f"exposed_{kind}_s")
+        if kind in where:
+            comm[where[kind]] += _get(row, f"exposed_{kind}_s")
     engine = _get(row, "time_engine_s", math.nan)
     if split and math.isfinite(engine):  # serving: the engine's own time is neither FLOP- nor HBM-bound
         flops = flops + engine
@@ -786,6 +904,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         parts["host_link"] = _get(row, "exposed_offload_s")
     if _get(row, "host_stall_s", 0.0) > 0:  # MoE layers wait for the host to launch them
         parts["host"] = _get(row, "host_stall_s")
+    if _get(row, "time_overhead_s", 0.0) > 0:  # a DLRM step's fixed time per kernel and per step
+        parts["overhead"] = _get(row, "time_overhead_s")
     total = sum(parts.values()) or it
     shares = {k: v / total for k, v in parts.items()}
 
@@ -801,8 +921,9 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     if have_sens:
         by_knob = {r["knob"]: r for _, r in sensitivity.iterrows()}
         cap = by_knob.get("hbm_gb")
-        if cap is not None and float(cap["tokens_per_s"]) > 0 and float(cap["base"]) > 0:
-            gain = float(cap["tokens_per_s_plus"]) / float(cap["tokens_per_s"]) - 1.0
+        rate = "samples_per_s" if "samples_per_s" in sensitivity else "tokens_per_s"
+        if cap is not None and float(cap[rate]) > 0 and float(cap["base"]) > 0:
+            gain = float(cap[f"{rate}_plus"]) / float(cap[rate]) - 1.0
             step = float(cap["plus"]) / float(cap["base"]) - 1.0
         knob = SHARE_KNOB.get(largest)
         if knob in by_knob:
@@ -822,13 +943,14 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
               "nvlink": "exposed NVLink communication", "scaleout": "exposed scale-out communication",
               "overlap_slowdown": "the overlap slowdown",
               "host_link": "exposed activation-offload copies", "host": "waiting for the host to launch MoE layers",
-              "engine": "engine time (per iteration and sequence)"}
+              "engine": "engine time (per iteration and sequence)",
+              "overhead": "fixed time per kernel and step"}
     ranked = [k for k in sorted(shares, key=shares.get, reverse=True) if shares[k] >= 0.005]
 
     def item(k: str) -> str:
         text = f"{labels[k]} {_pct(shares[k])}"
         if k in ("nvlink", "scaleout"):
-            kinds = [c for c in COMM_KINDS if where[c] == k and _get(row, f"exposed_{c}_s") > 0.001 * it]
+            kinds = [c for c in COMM_KINDS if where.get(c) == k and _get(row, f"exposed_{c}_s") > 0.001 * it]
             text += f" ({', '.join(kinds)})" if kinds else ""
         return text
 
@@ -850,6 +972,7 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         "host_link": "The host link (activation offloading) bounds this plan",
         "host": "The host (CPU) launching the MoE layers bounds this plan",
         "engine": "The serving engine's own time per iteration and per sequence bounds this plan",
+        "overhead": "The fixed time per kernel and per step (launches, ramps, tails) bounds this plan",
     }[name]
     if _serving_row(row):  # an engine iteration: one output token per sequence in flight
         step_text = f"{1e3 * it:.3g} ms iteration (one output token per sequence)"
@@ -872,6 +995,9 @@ def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
     serving plan: ``tp2 pp1 dp4 ep2 b256`` (b = sequences in flight per replica)."""
     if _get(row, "tp", math.nan) != _get(row, "tp", math.nan):  # NaN: no feasible plan
         return "-"
+    keys = row.index if isinstance(row, pd.Series) else row.keys()
+    if "emb_sharding" in keys:  # a DLRM plan: sharding/planner, MLP degrees, samples per GPU
+        return dlrm_plan_text(row)
     parts = [f"tp{_get(row, 'tp'):g}", f"pp{_get(row, 'pp'):g}", f"dp{_get(row, 'dp'):g}"]
     if _serving_row(row):
         if _get(row, "ep", 1.0) != 1.0:
@@ -891,6 +1017,24 @@ def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
         parts.append("sel-rc" if rec == "selective" else "full-rc")
     if _get(row, "offload_layers") > 0:
         parts.append(f"offload{_get(row, 'offload_layers'):g}")
+    parts.append(f"mb{_get(row, 'microbatch', 1.0):g}")
+    return " ".join(parts)
+
+
+def dlrm_plan_text(row: Mapping[str, Any] | pd.Series) -> str:
+    """A DLRM plan label, e.g. ``row/cost tp1 dp64 fsdp mb512`` (embedding sharding / table
+    planner, the MLPs' degrees and ZeRO, samples per GPU)."""
+    from .costmodel.dlrm import SHARDING_NAMES
+
+    sharding = row["emb_sharding"]
+    if not isinstance(sharding, str):
+        sharding = SHARDING_NAMES.get(int(round(float(sharding))), str(sharding))
+    planner = row["emb_planner"] if "emb_planner" in (row.index if isinstance(row, pd.Series) else row) else 0.0
+    if not isinstance(planner, str):
+        planner = "memory" if _get({"p": planner}, "p") >= 0.5 else "cost"
+    parts = [f"{sharding}/{planner}", f"tp{_get(row, 'tp', 1.0):g}", f"dp{_get(row, 'dp', 1.0):g}"]
+    if _get(row, "zero") >= 3:
+        parts.append("fsdp")
     parts.append(f"mb{_get(row, 'microbatch', 1.0):g}")
     return " ".join(parts)
 
@@ -1032,14 +1176,16 @@ def _curve_figure(result: WhatIf) -> Any:
     df = result.points.sort_values(knob, kind="stable").reset_index(drop=True)
     x = df[knob].to_numpy(dtype=float)
     serving = "best_itl_ms" in df
-    panels = [("best_tokens_per_s_per_gpu", "output tokens/s\nper GPU" if serving else "tokens/s per GPU",
-               OKABE_ITO["blue"])]
+    m = throughput(result.scenario.kind)
+    one = "sample" if m.unit == "samples" else "token"
+    rate = f"best_{m.per_gpu}"
+    panels = [(rate, "output tokens/s\nper GPU" if serving else f"{m.unit}/s per GPU", OKABE_ITO["blue"])]
     if serving:  # the latency the best plan pays for its throughput
         panels.append(("best_itl_ms", "ms per output\ntoken (ITL)", OKABE_ITO["orange"]))
-    if (df["best_cost_per_mtok_usd"].fillna(0) > 0).any():
-        panels.append(("best_cost_per_mtok_usd", "USD per\nmillion tokens", OKABE_ITO["vermillion"]))
-    if (df["best_energy_per_token_j"].fillna(0) > 0).any():
-        panels.append(("best_energy_per_token_j", "J per token", OKABE_ITO["green"]))
+    if (df[f"best_{m.cost}"].fillna(0) > 0).any():
+        panels.append((f"best_{m.cost}", f"USD per\nmillion {m.unit.split()[-1]}", OKABE_ITO["vermillion"]))
+    if (df[f"best_{m.energy}"].fillna(0) > 0).any():
+        panels.append((f"best_{m.energy}", f"J per {one}", OKABE_ITO["green"]))
     plans = _plan_groups(df)
     distinct = list(dict.fromkeys(p for p in plans if p != "-"))
     markers = ("o", "s", "^", "D", "v", "P")
@@ -1051,7 +1197,7 @@ def _curve_figure(result: WhatIf) -> Any:
     base = result.base_values.get(knob, math.nan)
     show_base = bool(math.isfinite(base) and x.size and x.min() <= base <= x.max())
     positive = bool(x.size) and (x > 0).all()
-    ok = np.isfinite(df["best_tokens_per_s_per_gpu"].to_numpy(dtype=float))
+    ok = np.isfinite(df[rate].to_numpy(dtype=float))
     for row, (ax, (col, label, colour)) in enumerate(zip(axes, panels)):
         y = df[col].to_numpy(dtype=float)
         ax.plot(x[ok], y[ok], color=colour, linewidth=1.2, zorder=3)
@@ -1125,7 +1271,8 @@ def _heatmap_figure(result: WhatIf) -> Any:
     grid = np.full((ys.size, xs.size), np.nan)
     ix = np.searchsorted(xs, df[kx].to_numpy(dtype=float))
     iy = np.searchsorted(ys, df[ky].to_numpy(dtype=float))
-    grid[iy, ix] = df["best_tokens_per_s_per_gpu"].to_numpy(dtype=float)
+    m = throughput(result.scenario.kind)
+    grid[iy, ix] = df[f"best_{m.per_gpu}"].to_numpy(dtype=float)
     plans = np.full((ys.size, xs.size), "-", dtype=object)
     plans[iy, ix] = _plan_groups(df)
     distinct = list(dict.fromkeys(p for p in plans.ravel() if p != "-"))
@@ -1153,7 +1300,7 @@ def _heatmap_figure(result: WhatIf) -> Any:
     ax.set_xlabel(knob_label(kx))
     ax.set_ylabel(knob_label(ky))
     bar = fig.colorbar(im, ax=ax, pad=0.02, fraction=0.06, aspect=25)
-    what = "output tokens/s per GPU" if "best_itl_ms" in df else "tokens/s per GPU"
+    what = f"{m.unit}/s per GPU"
     bar.set_label(f"best {what}")
     bar.ax.yaxis.set_major_locator(mpl.ticker.MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))
     bar.ax.yaxis.set_major_formatter(_plain_formatter())
@@ -1224,19 +1371,25 @@ def report_renderables(result: WhatIf) -> list[Any]:
     from rich.text import Text
 
     s, base = result.scenario, result.base
+    m = throughput(s.kind)
+    short = "samples" if m.unit == "samples" else "tokens"
+    one = "sample" if m.unit == "samples" else "token"
+    best_rate, best_per_gpu = f"best_{m.rate}", f"best_{m.per_gpu}"
     items: list[Any] = []
     title = f"{s.name + ': ' if s.name else ''}{s.model.name} on {s.cluster.num_gpus}x {s.cluster.gpu}, {s.precision}"
     items.append(Text(title, style="bold"))
     serving = "best_itl_ms" in base.index
-    if math.isfinite(float(base["best_tokens_per_s"])) and serving:
+    found = math.isfinite(float(base[best_rate]))
+    if found and serving:
         items.append(Text(
-            f"best plan at the scenario's hardware: {plan_text(base)}: {_n(base['best_tokens_per_s_per_gpu'])} "
+            f"best plan at the scenario's hardware: {plan_text(base)}: {_n(base[best_per_gpu])} "
             f"output tokens/s per GPU, ITL {_n(base['best_itl_ms'])} ms, TTFT {_n(base['best_ttft_ms'])} ms "
             f"(best of {int(base['plans']):,} plans, {int(base['feasible_plans']):,} feasible)"))
-    elif math.isfinite(float(base["best_tokens_per_s"])):
+    elif found:
+        how = f" ({_recompute_word(base)})" if "recompute" in base.index else ""
         items.append(Text(
-            f"best plan at the scenario's hardware: {plan_text(base)} ({_recompute_word(base)}): "
-            f"{_n(base['best_tokens_per_s_per_gpu'])} tokens/s per GPU, MFU {100 * float(base['best_mfu']):.1f} % "
+            f"best plan at the scenario's hardware: {plan_text(base)}{how}: "
+            f"{_n(base[best_per_gpu])} {m.unit}/s per GPU, MFU {100 * float(base['best_mfu']):.1f} % "
             f"(best of {int(base['plans']):,} plans, {int(base['feasible_plans']):,} fit)"))
     else:
         items.append(Text(f"no feasible plan at the scenario's hardware ({int(base['plans']):,} plans scored)",
@@ -1250,42 +1403,43 @@ def report_renderables(result: WhatIf) -> list[Any]:
         if missed:
             state += f", but {' and '.join(missed)}"
         gain = ""
-        ref = float(base["best_tokens_per_s_per_gpu"])
-        if bool(own["feasible"]) and math.isfinite(ref) and float(own["tokens_per_s_per_gpu"]) > 0:
-            gain = f"; the best plan is {100 * (ref / float(own['tokens_per_s_per_gpu']) - 1):+.1f} %"
-        items.append(Text(f"the scenario's own plan: {plan_text(own)}: {_n(own['tokens_per_s_per_gpu'])} tokens/s "
-                          f"per GPU ({state}){gain}"))
+        ref = float(base[best_per_gpu])
+        mine = float(own[m.per_gpu])
+        if bool(own["feasible"]) and math.isfinite(ref) and mine > 0:
+            gain = f"; the best plan is {100 * (ref / mine - 1):+.1f} %"
+        items.append(Text(f"the scenario's own plan: {plan_text(own)}: {_n(mine)} {m.unit}/s per GPU "
+                          f"({state}){gain}"))
     items.append(Text(""))
 
     pts = result.points
     if result.knobs:
         hw = [k for k in result.knobs if k != "num_gpus"]
-        priced = (pts["best_cost_per_mtok_usd"].fillna(0) > 0).any()
+        priced = (pts[f"best_{m.cost}"].fillna(0) > 0).any()
         table = Table(title=f"Best plan per hardware point ({len(pts):,} points; * = the scenario's hardware)",
                       title_justify="left", box=None, padding=(0, 1))
         table.add_column("")
         for k in hw:
             table.add_column(f"{k} ({UNITS[k]})", justify="right", no_wrap=True)
         table.add_column("GPUs", justify="right")
-        for header in ("tokens/s/GPU", "vs scenario", *(["ITL ms"] if serving else []), "MFU %",
-                       *(["USD/Mtok"] if priced else []), "J/token", "mem GiB"):
+        for header in (f"{short}/s/GPU", "vs scenario", *(["ITL ms"] if serving else []), "MFU %",
+                       *([f"USD/{m.million}"] if priced else []), f"J/{one}", "mem GiB"):
             table.add_column(header, justify="right", no_wrap=True)
         table.add_column("best plan", no_wrap=True)
         table.add_column("fit/plans", justify="right", no_wrap=True)
-        ref = float(base["best_tokens_per_s_per_gpu"])
+        ref = float(base[best_per_gpu])
         for i, (_, row) in enumerate(pts.iterrows()):
             if i == MAX_TABLE_ROWS:
                 table.add_row("", *["..."] * (len(table.columns) - 1))
                 break
             own = all(math.isclose(float(row[k]), result.base_values[k], rel_tol=1e-9) for k in hw) and \
                 int(row["num_gpus"]) == s.cluster.num_gpus
-            t = float(row["best_tokens_per_s_per_gpu"])
+            t = float(row[best_per_gpu])
             rel = f"{100 * (t / ref - 1):+.1f} %" if math.isfinite(t) and ref > 0 and math.isfinite(ref) else "-"
             cells = ["*" if own else "", *[_fmt_value(float(row[k])) for k in hw], f"{int(row['num_gpus'])}",
                      _n(t), rel, *([_n(row["best_itl_ms"])] if serving else []), _pct1(row["best_mfu"])]
             if priced:
-                cells.append(_n(row["best_cost_per_mtok_usd"], 3))
-            cells += [_n(row["best_energy_per_token_j"], 3), _n(float(row["memory_per_gpu_bytes"]) / GIB, 3),
+                cells.append(_n(row[f"best_{m.cost}"], 3))
+            cells += [_n(row[f"best_{m.energy}"], 3), _n(float(row["memory_per_gpu_bytes"]) / GIB, 3),
                       plan_text(row),
                       f"{int(row['feasible_plans']):,}/{int(row['plans']):,}"]
             table.add_row(*cells)
@@ -1294,15 +1448,15 @@ def report_renderables(result: WhatIf) -> list[Any]:
     sens = Table(title="Sensitivity of the best plan at the scenario's hardware "
                        "(elasticity = % throughput per % knob)", title_justify="left", box=None, padding=(0, 1))
     for header, just in (("knob", "left"), ("resource", "left"), ("base", "right"), ("step to", "right"),
-                         ("tokens/s -", "right"), ("tokens/s +", "right"), ("elasticity", "right"),
+                         (f"{short}/s -", "right"), (f"{short}/s +", "right"), ("elasticity", "right"),
                          ("re-optimized", "right"), ("plan", "left")):
         sens.add_column(header, justify=just, no_wrap=True)
     for _, r in result.sensitivity.iterrows():
         unit = "" if r["unit"] == "x" else f" {r['unit']}"
         step = (f"{_fmt_value(r['plus'])}{unit}" if r["knob"] == "nvlink_domain"
                 else f"{_n(r['minus'], 3)} / {_n(r['plus'], 3)}{unit}")
-        sens.add_row(r["knob"], r["resource"], f"{_n(r['base'], 4)}{unit}", step, _n(r["tokens_per_s_minus"]),
-                     _n(r["tokens_per_s_plus"]), _e(r["elasticity"]), _e(r["elasticity_reoptimized"]), r["plan"])
+        sens.add_row(r["knob"], r["resource"], f"{_n(r['base'], 4)}{unit}", step, _n(r[f"{m.rate}_minus"]),
+                     _n(r[f"{m.rate}_plus"]), _e(r["elasticity"]), _e(r["elasticity_reoptimized"]), r["plan"])
     items += [sens, Text("")]
     items.append(Text(f"bottleneck: {result.bound['bottleneck']}", style="bold"))
     items.append(Text(result.bound["explanation"]))
@@ -1361,7 +1515,8 @@ def to_record(result: WhatIf) -> dict[str, Any]:
         "bound": _plain(result.bound),
         "notes": list(result.notes),
         "own_plan": None if result.own is None else {
-            "plan": plan_text(result.own), "tokens_per_s_per_gpu": _plain(float(result.own["tokens_per_s_per_gpu"])),
+            "plan": plan_text(result.own),
+            throughput(s.kind).per_gpu: _plain(float(result.own[throughput(s.kind).per_gpu])),
             "feasible": bool(result.own["feasible"]),
             "infeasible_reason": str(result.own["infeasible_reason"]) or None},
     }

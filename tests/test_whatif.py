@@ -387,14 +387,48 @@ def test_cli_whatif_serving_table_figure_and_json(tmp_path):
     assert rec["base"]["batch"] >= 1 and rec["own_plan"]["plan"].startswith("tp1 pp1 dp2 ep2 b")
 
 
-def test_cli_whatif_dlrm_is_a_clear_error(tmp_path):
+#: A DLRM (26 tables of 4M rows) trained on 16 A100s in two 8-GPU servers.
+DLRM = {"name": "dlrm-16", "workload": "train", "precision": "fp16",
+        "model": {"name": "DLRM-small", "family": "dlrm", "dense_features": 13,
+                  "tables": {"count": 26, "rows": 4000000, "dim": 128, "pooling": 1},
+                  "bottom_mlp": [512, 256, 128], "top_mlp": [1024, 1024, 512, 256, 1], "interaction": "dot"},
+        "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 16, "gpus_per_node": 8},
+        "parallel": {"emb_sharding": "table", "microbatch": 4096, "global_batch": 65536}}
+
+
+def test_dlrm_what_if_ranks_sharding_plans_by_samples_per_s():
+    from dse.whatif import DLRM_PLAN_COLUMNS, DLRM_TIME_COLUMNS, dlrm_plan_text
+
+    result = whatif(DLRM, {"scaleout_gbitps": [100.0, 400.0, 1600.0]})
+    pts = result.points.sort_values("scaleout_gbitps")
+    best = pts["best_samples_per_s_per_gpu"].to_numpy()
+    assert np.isfinite(best).all() and (np.diff(best) >= -1e-9 * best[:-1]).all()  # more network, never slower
+    assert set(DLRM_PLAN_COLUMNS) <= set(pts.columns) and "best_tokens_per_s" not in pts.columns
+    assert (pts["global_batch"] == 65536).all() and (pts["microbatch"] == 4096).all()
+    assert int(result.base["plans"]) >= 8 * 2  # every sharding under both planners
+    label = dlrm_plan_text(result.base)
+    assert label.split("/")[0] in ("table", "row", "column", "table_row", "auto", "hier_auto", "node_sharded",
+                                   "data_parallel") and " mb4096" in label
+    parts = sum(float(result.base[k]) for k in DLRM_TIME_COLUMNS[1:2] + DLRM_TIME_COLUMNS[4:])
+    assert math.isclose(parts, float(result.base["iteration_time_s"]), rel_tol=1e-6)
+    assert math.isclose(sum(result.bound["shares"].values()), 1.0, rel_tol=1e-9)
+    sens = result.sensitivity.set_index("knob")
+    assert {"samples_per_s", "samples_per_s_minus", "samples_per_s_plus"} <= set(sens.columns)
+    assert "exp_tera_per_s" not in sens.index
+    assert sens.loc["scaleout_gbitps", "elasticity"] >= 0.0
+    with pytest.raises(InputError, match="vary.host_link_gbps"):
+        whatif(DLRM, {"host_link_gbps": [64.0]})
+
+
+def test_cli_whatif_dlrm_case_prints_samples(tmp_path):
     shared = ROOT.parent / "shared" / "validation" / "dlrm_vit.jsonl"
     if not shared.exists():
         pytest.skip(f"{shared} not present")
-    case = json.loads(next(line for line in shared.read_text().splitlines() if '"dlrm' in line))["id"]
-    result = run("whatif", f"{shared}:{case}", "--out", tmp_path)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "LLM and ViT training and LLM serving" in result.stderr and "dse search" in result.stderr
+    case = next(json.loads(line)["id"] for line in shared.read_text().splitlines() if "dle-tf2-dlrm-dgxa100-8gpu" in line)
+    result = run("whatif", f"{shared}:{case}", "--vary", "hbm_tbps=1,2", "--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "samples/s/GPU" in result.stdout and "samples/s per GPU" in result.stdout and "bottleneck:" in result.stdout
+    assert (tmp_path / "whatif_hbm_tbps.png").exists()
 
 
 def test_vit_what_if_scores_image_models():
