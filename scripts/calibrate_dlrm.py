@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -279,20 +280,10 @@ MADMAX = {"gemm_ms": 8.91, "emb_f_ms": 4.55, "emb_b_ms": 4.55, "a2a_ms": 26.40, 
 #: 8 A100-40GB; 12 NVLinks x 50 GB/s x 0.6667; 8 ports x 25 GB/s x 0.56 per node; flops_util
 #: 0.705; mem_bw_util 0.836) and tasks.csv dlrm_train_val_128 (MLPs data parallel over 128,
 #: embeddings model parallel over 128, 512 samples per GPU, global batch 65,536).
-MADMAX_SCENARIO = {
-    "name": "dlrm-a-zionex-128",
-    "workload": "train",
-    "precision": "tf32",
-    "model": {"name": "DLRM_A", "family": "dlrm", "dense_features": 3994,
-              "tables": [{"rows": 2080000, "dim": 94, "pooling": 15.0}] * 4096,
-              "bottom_mlp": [3994] * 10, "top_mlp": [3994] * 10, "interaction": "concat"},
-    "cluster": {"gpu": "A100-SXM-40GB", "num_gpus": 128, "gpus_per_node": 8,
-                "hbm_gb": 40e9 / 2**30, "hbm_tbps": 1.555, "nvlink_gbps": 600.0, "scaleout_gbitps": 100.0,
-                "peak_tflops": {"tf32": 156.0},
-                "efficiency": {"matmul": 0.705, "hbm": 0.836, "nvlink": 0.6667, "scaleout": 0.56}},
-    "parallel": {"tp": 1, "dp": 128, "microbatch": 512, "global_batch": 65536, "emb_sharding": "table"},
-    "training": {"dlrm": {"emb_dtype": "fp16"}},  # bytes_per_emb_param 2
-}
+#: The run as a dse scenario (MAD-Max's utilisations as efficiencies, its effective links), the
+#: shipped scenario file, so `dse evaluate` / `dse whatif` run the same thing.
+MADMAX_SCENARIO_FILE = ROOT / "scenarios" / "dlrm_a_zionex128.yaml"
+MADMAX_SCENARIO = yaml.safe_load(MADMAX_SCENARIO_FILE.read_text())
 
 
 def madmax_columns() -> tuple[dict, dict]:

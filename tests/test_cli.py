@@ -94,6 +94,20 @@ def test_shipped_scenarios_are_feasible(name):
     assert data["tokens_per_s"] > 0 and 0 < data["mfu"] < 1
 
 
+def test_shipped_dlrm_scenario_is_feasible_and_is_the_madmax_comparisons():
+    result = run("evaluate", SCENARIOS / "dlrm_a_zionex128.yaml", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["feasible"] is True, data["infeasible_reason"]
+    assert data["samples_per_s"] > 0 and data["num_gpus"] == 128
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import calibrate_dlrm
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    assert calibrate_dlrm.MADMAX_SCENARIO_FILE == SCENARIOS / "dlrm_a_zionex128.yaml"
+
+
 def test_evaluate_readable_output():
     result = run("evaluate", "scenarios/llama2_70b_h100.yaml")
     assert result.returncode == 0, result.stderr
