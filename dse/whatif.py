@@ -368,23 +368,21 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     for key in ("tp", "pp", "vpp", "cp", "ep", "zero", "microbatch"):
         par[key] = sorted(par[key])
     par["sp"] = [False, True] if (p.sp is False and p.tp > 1) else "auto"
+    fixed, counts = _fixed_parts(scenario, gpu_counts, training=scenario.training.model_dump())
+    data = {"name": "whatif", "scenario": fixed, "gpus": counts, "parallel": par,
+            "global_batch": {"sequences": scenario_global_batch(scenario)}}
+    return space_from_dict(data, source=scenario.name)
+
+
+def _fixed_parts(scenario: Scenario, gpu_counts: Sequence[int] | None, **blocks: Any) -> tuple[dict, list[int]]:
+    """The fixed part of a what-if space (model, precision, workload, the cluster without its GPU
+    count, and ``blocks``) and its GPU counts (default the scenario's)."""
     cluster = scenario.cluster.model_dump(exclude_none=True)
     cluster.pop("num_gpus", None)
     counts = sorted({int(n) for n in (gpu_counts if gpu_counts is not None else [scenario.cluster.num_gpus])})
-    data = {
-        "name": "whatif",
-        "scenario": {
-            "model": scenario.model.model_dump(exclude_none=True),
-            "precision": scenario.precision,
-            "workload": scenario.workload,
-            "cluster": cluster,
-            "training": scenario.training.model_dump(),
-        },
-        "gpus": counts,
-        "parallel": par,
-        "global_batch": {"sequences": scenario_global_batch(scenario)},
-    }
-    return space_from_dict(data, source=scenario.name)
+    fixed = {"model": scenario.model.model_dump(exclude_none=True), "precision": scenario.precision,
+             "workload": scenario.workload, "cluster": cluster, **blocks}
+    return fixed, counts
 
 
 def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
@@ -414,25 +412,12 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
         par["batch"] = [*sorted(set(SERVING_BATCHES) | ({int(spec.batch)} if spec.batch else set())), "auto"]
     inference = spec.model_dump(exclude_none=True)
     inference.pop("batch", None)
-    cluster = scenario.cluster.model_dump(exclude_none=True)
-    cluster.pop("num_gpus", None)
-    counts = sorted({int(n) for n in (gpu_counts if gpu_counts is not None else [scenario.cluster.num_gpus])})
+    fixed, counts = _fixed_parts(scenario, gpu_counts, inference=inference)
     constraints = {k: float(v) for k, v in (("max_itl_ms", max_itl_ms), ("max_ttft_ms", max_ttft_ms))
                    if v is not None}
-    data = {
-        "name": "whatif",
-        "scenario": {
-            "model": scenario.model.model_dump(exclude_none=True),
-            "precision": scenario.precision,
-            "workload": scenario.workload,
-            "cluster": cluster,
-            "inference": inference,
-        },
-        "gpus": counts,
-        "parallel": par,
-        "objectives": [{"metric": "tokens_per_s_per_gpu", "direction": "maximize"},
-                       {"metric": "itl_ms", "direction": "minimize"}],
-    }
+    data = {"name": "whatif", "scenario": fixed, "gpus": counts, "parallel": par,
+            "objectives": [{"metric": "tokens_per_s_per_gpu", "direction": "maximize"},
+                           {"metric": "itl_ms", "direction": "minimize"}]}
     if constraints:
         data["constraints"] = constraints
     return space_from_dict(data, source=scenario.name)
@@ -457,26 +442,11 @@ def dlrm_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None) -> S
     for key, values in DLRM_PARALLEL.items():
         own = int(getattr(p, key) or values[0])
         par[key] = sorted(set(values) | {own})
-    n = scenario.cluster.num_gpus
-    samples = p.global_batch if p.global_batch is not None else (p.microbatch or 1) * n
-    cluster = scenario.cluster.model_dump(exclude_none=True)
-    cluster.pop("num_gpus", None)
-    counts = sorted({int(g) for g in (gpu_counts if gpu_counts is not None else [n])})
-    block = {
-        "model": scenario.model.model_dump(exclude_none=True),
-        "precision": scenario.precision,
-        "workload": scenario.workload,
-        "cluster": cluster,
-        "training": scenario.training.model_dump(),
-    }
-    data = {
-        "name": "whatif",
-        "scenario": block,
-        "gpus": counts,
-        "parallel": par,
-        "global_batch": {"samples": int(samples)},
-        "objectives": [{"metric": "samples_per_s", "direction": "maximize"}],
-    }
+    samples = p.global_batch if p.global_batch is not None else (p.microbatch or 1) * scenario.cluster.num_gpus
+    fixed, counts = _fixed_parts(scenario, gpu_counts, training=scenario.training.model_dump())
+    data = {"name": "whatif", "scenario": fixed, "gpus": counts, "parallel": par,
+            "global_batch": {"samples": int(samples)},
+            "objectives": [{"metric": "samples_per_s", "direction": "maximize"}]}
     return space_from_dict(data, source=scenario.name)
 
 
