@@ -341,9 +341,10 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     [1, 2, 4, 8] (MoE), zero [0-3], recompute none/selective/full, microbatch [1, 2, 4, 8],
     sp auto, each list joined with the scenario's own value (so its plan is always a
     candidate); the scenario's global batch. Serving (:func:`serving_space`): tp, pp, ep and the
-    batch per replica; DLRM (:func:`dlrm_space`): embedding sharding and planner, tp, zero. GPU counts ``gpu_counts`` (default the scenario's num_gpus). Model inline,
-    cluster overrides without num_gpus, precision, workload and training switches (serving: the
-    request shape) as in the scenario. ``max_itl_ms`` / ``max_ttft_ms`` (serving only) bound the
+    batch per replica; DLRM (:func:`dlrm_space`): embedding sharding and planner, tp, zero. GPU
+    counts ``gpu_counts`` (default the scenario's num_gpus). Model inline, cluster overrides
+    without num_gpus, precision, workload and training switches (serving: the request shape) as
+    in the scenario. ``max_itl_ms`` / ``max_ttft_ms`` (serving only) bound the
     time per output token and to the first token, in milliseconds.
     """
     _check_kind(scenario)
@@ -390,8 +391,8 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     """The candidate serving plans of an LLM inference scenario as a :class:`SearchSpace`.
 
     tp [1, 2, 4, 8], pp [1, 2, 4], ep [1] (dense) or [1, 2, 4, 8] (MoE), each joined with the
-    scenario's own value; dp = num_gpus / (tp*pp) replicas; the batch per replica 1, 2, 4, ...,
-    4096 and ``auto`` (the throughput-maximising batch that fits) with the scenario's own batch,
+    scenario's own value; dp = num_gpus / (tp*pp) replicas; the batch per replica 1, 2, 3, 4, 6,
+    8, ..., 3072, 4096 (powers of two and 1.5 times them) and ``auto`` (the throughput-maximising batch that fits) with the scenario's own batch,
     or only ``auto`` when clients set it (``concurrency``). The request shape is the scenario's.
     Latency bounds in milliseconds become the space's constraints.
     """
@@ -548,47 +549,48 @@ def _split_compute(space: SearchSpace, rows: list[dict[str, Any]], knob_rows: li
     """Fill time_compute_flops_s (the compute time with unlimited HBM bandwidth: matmuls and
     attention at their FLOP/s roofline) and time_compute_hbm_s (the rest: HBM-bound kernels,
     elementwise passes, the optimizer step) of every row with a best plan, in place, in one
-    vectorized cost-model call. Serving rows also get time_engine_s: the engine's time per
+    vectorized cost-model call per GPU count. Serving rows also get time_engine_s: the engine's time per
     iteration and per sequence, which neither more FLOP/s nor more bandwidth shortens (taken out
     of time_compute_flops_s)."""
     from .search.evaluation import workload
 
-    keep = [i for i, r in enumerate(rows) if math.isfinite(float(r.get("tp", math.nan)))]
-    if not keep:
-        return
-    names = sorted({k for i in keep for k in knob_rows[i]})
-    cols: dict[str, Any] = dict(space.base_columns(int(rows[keep[0]]["num_gpus"])))
-    plans = [_plan_columns(rows[i], space.kind) for i in keep]
-    for key in plan_keys(space.kind):
-        cols[key] = np.asarray([p[key] for p in plans], dtype=np.float64)
-    cols["num_gpus"] = np.asarray([rows[i]["num_gpus"] for i in keep], dtype=np.float64)
-    knobs = {k: np.asarray([knob_rows[i].get(k, base_values[k]) for i in keep], dtype=np.float64) for k in names}
-    cols = hardware_columns(cols, knobs)
-    cols["hbm_bw"] = np.asarray(cols["hbm_bw"], dtype=np.float64) * 1e6
-    if space.kind == "llm_inference":
-        # serving compute also holds the engine's own time per iteration and per sequence
-        # (scheduling, sampling, launches), which neither FLOP/s nor bandwidth shortens: it is
-        # what is left with both unlimited
-        evaluate = workload(space).evaluate
-        flops = evaluate(space, cols)["time_compute_s"]
-        unlimited = {**cols, **{k: np.asarray(cols[k], dtype=np.float64) * 1e6 for k in ("peak_flops", "peak_flops_16")}}
-        engine = evaluate(space, unlimited)["time_compute_s"]
-    elif space.kind in DLRM_KINDS:  # embeddings and elementwise passes free with unlimited bandwidth
-        flops = workload(space).evaluate(space, cols)["time_compute_s"]
+    kept = [i for i, r in enumerate(rows) if math.isfinite(float(r.get("tp", math.nan)))]
+    for n in sorted({int(rows[i]["num_gpus"]) for i in kept}):  # one call per GPU count (its fixed columns)
+        keep = [i for i in kept if int(rows[i]["num_gpus"]) == n]
+        names = sorted({k for i in keep for k in knob_rows[i]})
+        cols: dict[str, Any] = dict(space.base_columns(n))
+        plans = [_plan_columns(rows[i], space.kind) for i in keep]
+        for key in plan_keys(space.kind):
+            cols[key] = np.asarray([p[key] for p in plans], dtype=np.float64)
+        cols["num_gpus"] = np.full(len(keep), float(n))
+        knobs = {k: np.asarray([knob_rows[i].get(k, base_values[k]) for i in keep], dtype=np.float64)
+                 for k in names}
+        cols = hardware_columns(cols, knobs)
+        cols["hbm_bw"] = np.asarray(cols["hbm_bw"], dtype=np.float64) * 1e6
         engine = None
-    else:
-        from .costmodel import evaluate_training
+        if space.kind == "llm_inference":
+            # serving compute also holds the engine's own time per iteration and per sequence
+            # (scheduling, sampling, launches), which neither FLOP/s nor bandwidth shortens: it
+            # is what is left with both unlimited
+            evaluate = workload(space).evaluate
+            flops = evaluate(space, cols)["time_compute_s"]
+            unlimited = {**cols, **{k: np.asarray(cols[k], dtype=np.float64) * 1e6
+                                    for k in ("peak_flops", "peak_flops_16")}}
+            engine = evaluate(space, unlimited)["time_compute_s"]
+        elif space.kind in DLRM_KINDS:  # embeddings and elementwise passes free with unlimited bandwidth
+            flops = workload(space).evaluate(space, cols)["time_compute_s"]
+        else:
+            from .costmodel import evaluate_training
 
-        flops = evaluate_training(cols, outputs=["time_compute_s"])["time_compute_s"]
-        engine = None
-    for j, (i, f) in enumerate(zip(keep, flops)):
-        total = float(rows[i]["time_compute_s"])
-        fixed = 0.0
-        if engine is not None:
-            fixed = min(float(engine[j]), total)
-            rows[i]["time_engine_s"] = fixed
-        rows[i]["time_compute_flops_s"] = min(max(float(f) - fixed, 0.0), total - fixed)
-        rows[i]["time_compute_hbm_s"] = max(total - float(f), 0.0)
+            flops = evaluate_training(cols, outputs=["time_compute_s"])["time_compute_s"]
+        for j, (i, f) in enumerate(zip(keep, flops)):
+            total = float(rows[i]["time_compute_s"])
+            fixed = 0.0
+            if engine is not None:
+                fixed = min(float(engine[j]), total)
+                rows[i]["time_engine_s"] = fixed
+            rows[i]["time_compute_flops_s"] = min(max(float(f) - fixed, 0.0), total - fixed)
+            rows[i]["time_compute_hbm_s"] = max(total - float(f), 0.0)
 
 
 def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
