@@ -353,8 +353,8 @@ def whatif(
         [], "--vary", metavar="KNOB=RANGE",
         help="A hardware knob and its values: KNOB=V1,V2,... | KNOB=LO:HI:N | KNOB=LO:HI:N:log. Knobs: hbm_gb, "
              "hbm_tbps, peak_scale, nvlink_gbps, nvlink_domain, gpus_per_node, scaleout_gbitps, "
-             "host_link_gbps, exp_tera_per_s, price_per_gpu_hour, power_w, num_gpus (serving: not host_link_gbps, "
-             "exp_tera_per_s). Repeat for a grid.",
+             "host_link_gbps, exp_tera_per_s, price_per_gpu_hour, power_w, num_gpus (serving and DLRM: not "
+             "host_link_gbps, exp_tera_per_s). Repeat for a grid.",
     ),
     max_itl_ms: float | None = typer.Option(
         None, "--max-itl-ms", help="Serving: keep only plans whose time per output token is at most this (ms)."),
@@ -366,7 +366,7 @@ def whatif(
 ) -> None:
     """Best software configuration per hardware point: curves and heatmaps of the best throughput
     (cost, energy) against hardware knobs, the elasticity of the best plan to each knob and the
-    resource that bounds it, for training and serving scenarios. Without --vary: only the
+    resource that bounds it, for training, serving and DLRM scenarios. Without --vary: only the
     sensitivity and the bottleneck."""
     from .errors import InputError
 

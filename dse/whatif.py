@@ -392,8 +392,9 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
 
     tp [1, 2, 4, 8], pp [1, 2, 4], ep [1] (dense) or [1, 2, 4, 8] (MoE), each joined with the
     scenario's own value; dp = num_gpus / (tp*pp) replicas; the batch per replica 1, 2, 3, 4, 6,
-    8, ..., 3072, 4096 (powers of two and 1.5 times them) and ``auto`` (the throughput-maximising batch that fits) with the scenario's own batch,
-    or only ``auto`` when clients set it (``concurrency``). The request shape is the scenario's.
+    8, ..., 3072, 4096 (powers of two and 1.5 times them) and ``auto`` (the throughput-maximising
+    batch that fits) with the scenario's own batch, or only ``auto`` when clients set it
+    (``concurrency``). The request shape is the scenario's.
     Latency bounds in milliseconds become the space's constraints.
     """
     p, spec = scenario.parallel, scenario.inference

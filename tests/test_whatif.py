@@ -424,7 +424,8 @@ def test_cli_whatif_dlrm_case_prints_samples(tmp_path):
     shared = ROOT.parent / "shared" / "validation" / "dlrm_vit.jsonl"
     if not shared.exists():
         pytest.skip(f"{shared} not present")
-    case = next(json.loads(line)["id"] for line in shared.read_text().splitlines() if "dle-tf2-dlrm-dgxa100-8gpu" in line)
+    case = next(json.loads(line)["id"] for line in shared.read_text().splitlines()
+                if "dle-tf2-dlrm-dgxa100-8gpu" in line)
     result = run("whatif", f"{shared}:{case}", "--vary", "hbm_tbps=1,2", "--out", tmp_path)
     assert result.returncode == 0, result.stderr
     assert "samples/s/GPU" in result.stdout and "samples/s per GPU" in result.stdout and "bottleneck:" in result.stdout
