@@ -491,9 +491,21 @@ class InferenceSpec(Spec):
     #: leave of it, and a prefill instance packs this many prompt tokens; None = TensorRT-LLM
     #: trtllm-bench's engines (at least 2,048, at most 32,768, as the batch needs)
     max_num_tokens: PositiveInt | None = None
+    #: speculative decoding: draft tokens proposed per sequence and iteration (DeepSeek's MTP
+    #: with 3 modules, EAGLE or a draft model with k = 3, ...); 0 = none
+    speculative_tokens: NonNegInt = 0
+    #: probability that a draft token is accepted given the ones before it were (DeepSeek-V3
+    #: reports 0.85-0.9 for its MTP module's token); required with speculative_tokens
+    draft_acceptance: Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)] | None = None
+    #: cost of drafting one token, in layers of the target model's shape (an MTP module: 1; a
+    #: separate draft model: the equivalent of its layers), plus one LM head
+    draft_layers: NonNegFloat = 1.0
 
     @model_validator(mode="after")
     def _check(self) -> "InferenceSpec":
+        if self.speculative_tokens > 0 and self.draft_acceptance is None:
+            raise ValueError(f"speculative_tokens {self.speculative_tokens} needs draft_acceptance: the "
+                             "probability (0-1) that a draft token is accepted, e.g. 0.8")
         if self.phase == "prefill":
             given = [k for k in ("batch", "concurrency", "request_rate") if getattr(self, k) is not None]
             if given:

@@ -100,6 +100,21 @@ pipeline, holding only their KV until it is shipped out; its throughput is promp
 tokens) per second, ``input_tokens_per_s`` their tokens. A deployment of P prefill and D decode
 GPUs serves min(P x prefill requests/s per GPU, D x decode requests/s per GPU).
 
+**Speculative decoding** (``spec_tokens`` k > 0, ``spec_acceptance`` alpha, ``draft_layers``):
+each iteration first drafts k tokens per decoding sequence, one after the other, each through
+``draft_layers`` layers of the target's shape and the LM head (DeepSeek's MTP module is one
+layer), then the target verifies them at once: 1 + k query tokens per sequence through every
+GEMM, one read of the sequence's KV cache for all of them (their attention FLOPs times 1 + k),
+logits for every drafted position. With each draft accepted with probability alpha given the
+ones before it, a sequence emits ``gain = (1 - alpha^(k+1)) / (1 - alpha)`` tokens per iteration
+(k + 1 at alpha = 1), so a request stays ``O_it = 1 + (O - 1) / gain`` iterations instead of O:
+the prompt share of an iteration, throughput (B O / O_it per iteration) and Little's law use
+O_it, and ITL, the time per output token, is the iteration over gain. At small batch the
+verification reads the same weights as one token, so tokens/s grows almost with gain; at large
+batch it multiplies the GEMM FLOPs and the gain shrinks or turns into a loss. Check: one MTP
+module accepted 85-90% of the time gives DeepSeek-V3 at one client 1.7-1.8x the tokens/s
+(``tests/costmodel/test_speculative.py``), where its report states 1.8x.
+
 TTFT is the service time of one prompt in a loaded engine: the ceil(I / C) iterations that carry
 its chunks together with the decode tokens of the other sequences (no queueing: an offline
 benchmark that queues all requests at once reports a TTFT dominated by its queue, which depends
@@ -182,6 +197,13 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "window_scope": (2.0, "what local (windowed) attention layers save in the engine: 2 prompt attention, "
                           "decode KV reads and KV cache; 1 prompt and decode attention only (cache sized "
                           "for the whole context); 0 prompt attention only"),
+    "spec_tokens": (0.0, "speculative decoding: draft tokens proposed per sequence and iteration (k); "
+                         "0 = none"),
+    "spec_acceptance": (0.0, "probability that a draft token is accepted, given the ones before it were "
+                             "(alpha, 0-1): an iteration emits (1 - alpha^(k+1)) / (1 - alpha) tokens per "
+                             "sequence on average"),
+    "draft_layers": (1.0, "cost of drafting one token in layers of the target model's shape (DeepSeek's "
+                          "MTP module: 1; a separate draft model: its layers' equivalent), plus one LM head"),
     "infer_matmul": (1.19, "serving GEMM efficiency as a factor on eff_matmul (per family, "
                            "calibration.yaml; default: hopper's)"),
     "infer_attention": (0.516, "fraction of the attention peak (16-bit; FP8 with an FP8 KV cache) the "
@@ -357,6 +379,19 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     fe_loc = fe / etp
     S = c["shared_experts"]
 
+    # speculative decoding: every decoding sequence runs 1 + k query tokens through the target
+    # (its own token and k drafts, verified at once, its KV read once) and emits `gain` tokens
+    # per iteration on average (the accepted drafts and one token of the target's); a request
+    # then stays O_it = 1 + (O - 1) / gain iterations instead of O
+    nspec = np.maximum(c["spec_tokens"], 0.0)
+    q_tok = 1.0 + nspec
+    alpha = np.clip(c["spec_acceptance"], 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = np.where(alpha >= 1.0, q_tok, (1.0 - alpha ** q_tok) / np.maximum(1.0 - alpha, 1e-300))
+    gain = np.where(nspec > 0, gain, 1.0)
+    O_it = 1.0 + (O - 1.0) / gain
+    any_spec = bool(np.any(nspec > 0))
+
     # ------------------------------------------------------------------ rates
     mm_rate = c["peak_flops"] * c["eff_matmul"] * c["infer_matmul"]
     mm16_rate = c["peak_flops_16"] * c["eff_matmul"] * c["infer_matmul"]
@@ -379,14 +414,17 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         return roof(flops / rate_k, traffic / hbm)
 
     # ------------------------------------------------------------------ one pipeline stage
-    def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx):
+    def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True):
         """Time of one stage over one microbatch iteration, and its parts.
 
-        n_dec decode tokens (each attends to ``ctx`` cached tokens), n_pre prompt tokens whose
-        causal attention costs ``pre_attn_flops`` per layer (whole model, divided by t here),
-        n_out output tokens through the LM head. Returns a dict of arrays.
+        n_dec decoding sequences (each attends to ``ctx`` cached tokens), n_pre prompt tokens
+        whose causal attention costs ``pre_attn_flops`` per layer (whole model, divided by t
+        here), n_out sequences emitting through the LM head. With speculative decoding (``spec``)
+        every decoding sequence runs 1 + k tokens through the target and k draft steps
+        before. Returns a dict of arrays.
         """
-        M = n_dec + n_pre
+        q = q_tok if (spec and any_spec) else 1.0
+        M = q * n_dec + n_pre
         qkv = gemm(M, h, (a_loc + 2.0 * g_loc) * d)
         out = gemm(M, a_loc * d, h)
         if any_mla:  # absorbed or not, the up-projections' weights are read and applied per token
@@ -408,8 +446,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
 
         # attention: decode reads the KV cache, prefill is causal FLOPs
-        kv_read = n_dec * ctx * kv_elems * kvb
-        dec_attn = roof(kv_read / hbm, n_dec * ctx * dec_flops_key / attn_rate)
+        kv_read = n_dec * ctx * kv_elems * kvb  # once per sequence, for all its query tokens
+        dec_attn = roof(kv_read / hbm, q * n_dec * ctx * dec_flops_key / attn_rate)
         pre_attn = pre_attn_flops / t / attn_rate
         attn = dec_attn + pre_attn
 
@@ -433,20 +471,36 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         ep_t = L * moe_frac * ep_comm
 
         # LM head (16-bit) on the output tokens, fp32 logits written, read, gathered over TP
-        head = gemm(n_out, h, V / t, wbytes=hb, rate=mm16_rate)
-        logits = n_out * V * LOGIT_BYTES
+        n_logit = n_out + (q - 1.0) * n_dec  # a verifying sequence scores every drafted position
+        head = gemm(n_logit, h, V / t, wbytes=hb, rate=mm16_rate)
+        logits = n_logit * V * LOGIT_BYTES
         head = head + LOGIT_PASSES * logits / hbm + coll.allgather_time(logits, t, 1.0, net)
 
         p2p = np.where(p > 1, coll.p2p_time(M * h * ab, t * p <= c["nvlink_domain"], net), 0.0)
         overhead = c["step_overhead"] + c["seq_overhead"] * n_out
         compute = gemms + attn_t + elem_t + head + overhead
         total = compute + tp_t + ep_t + p2p
-        return {"total": total, "compute": compute, "gemm": gemms, "attention": attn_t,
-                "other": elem_t + head + overhead, "tp": tp_t, "ep": ep_t, "pp": p2p,
-                # the same terms split per op (they add up to ``total``), for dse.trace
-                "qkv": L * qkv, "out": L * out, "ffn": L * (dense_frac * dense_ffn + moe_frac * moe_ffn),
-                "attn_dec": L * dec_attn, "attn_pre": L * pre_attn, "elem": elem_t, "head": head,
-                "overhead": overhead}
+        parts = {"total": total, "compute": compute, "gemm": gemms, "attention": attn_t,
+                 "other": elem_t + head + overhead, "tp": tp_t, "ep": ep_t, "pp": p2p,
+                 # the same terms split per op (they add up to ``total``), for dse.trace
+                 "qkv": L * qkv, "out": L * out, "ffn": L * (dense_frac * dense_ffn + moe_frac * moe_ffn),
+                 "attn_dec": L * dec_attn, "attn_pre": L * pre_attn, "elem": elem_t, "head": head,
+                 "overhead": overhead}
+        if spec and any_spec:
+            # k draft steps before the verification, one token per decoding sequence each:
+            # draft_layers layers of the target's shape and the LM head (counted in the ops they
+            # are: GEMMs, KV reads, elementwise, collectives, head); none without decodes
+            one = stage(n_dec, 0.0, n_dec, 0.0, ctx, spec=False)
+            per_layer = np.where(n_dec > 0, nspec * c["draft_layers"] / L, 0.0)
+            heads = np.where(n_dec > 0, nspec, 0.0)
+            for op in ("qkv", "out", "ffn", "attn_dec", "elem", "tp", "ep", "gemm", "attention"):
+                parts[op] = parts[op] + per_layer * one[op]
+            parts["head"] = parts["head"] + heads * one["head"]
+            extra_compute = per_layer * (one["gemm"] + one["attention"] + one["elem"]) + heads * one["head"]
+            parts["other"] = parts["other"] + per_layer * one["elem"] + heads * one["head"]
+            parts["compute"] = parts["compute"] + extra_compute
+            parts["total"] = parts["total"] + extra_compute + per_layer * (one["tp"] + one["ep"])
+        return parts
 
     # ------------------------------------------------------------------ memory per GPU
     attn_w = h * (a_loc + 2.0 * g_loc) * d + a_loc * d * h
@@ -469,7 +523,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     prefill_only = c["phase"] == 1.0
     C_pre = np.maximum(c["max_num_tokens"], 1.0)  # a prefill instance's prompt tokens per iteration
     # iteration tokens per sequence in flight (a decode instance: one per sequence)
-    tok_ratio = np.where(decode_only, 1.0, 1.0 + I / O)
+    tok_ratio = np.where(decode_only, q_tok, q_tok + I / O_it)
+    # output tokens a sequence emits per iteration, on average over its life in the engine
+    emit = np.where(decode_only, gain, O / O_it)
     ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(k * fe_loc * pool, fe_loc), 0.0))
     ws_tok = ab * (4.0 * h + (a_loc + 2.0 * g_loc) * d + mats * ffn_max)  # activations per token
     ws_seq = V * LOGIT_BYTES  # fp32 logits per output token (gathered, full vocabulary)
@@ -507,10 +563,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         m = np.minimum(p, B)
         b = B / m
         # a decode instance: every sequence decodes every iteration, no prompt comes in
-        n_dec = np.where(decode_only, b, b * (O - 1.0) / O)
-        n_pre = np.where(decode_only, 0.0, b * I / O)
-        budget = np.clip(n_dec + n_pre, c["min_num_tokens"], np.maximum(c["max_num_tokens"], n_dec + n_pre))
-        room = np.maximum(budget - n_dec, 1.0)  # prompt tokens the decodes leave an iteration
+        n_dec = np.where(decode_only, b, b * (O_it - 1.0) / O_it)
+        n_pre = np.where(decode_only, 0.0, b * I / O_it)
+        dec_tok = q_tok * n_dec  # decode tokens (with their drafts)
+        budget = np.clip(dec_tok + n_pre, c["min_num_tokens"], np.maximum(c["max_num_tokens"], dec_tok + n_pre))
+        room = np.maximum(budget - dec_tok, 1.0)  # prompt tokens the decodes leave an iteration
         # prompt tokens of an iteration that takes some: the prompts admitted since the last one
         # (n_pre a iteration on average, at least one whole prompt), chunked at the room left
         chunk = np.minimum(room, np.maximum(I, n_pre))
@@ -522,7 +579,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         s_c, _, _, _, _ = iteration(cand)
-        thr = cand / (p * s_c["total"])
+        thr = cand * emit / (p * s_c["total"])
         thr = np.where(ok & np.isfinite(thr), thr, -1.0)
         # the largest batch within a hair of the best throughput: an engine fills its KV cache
         near = thr >= np.max(thr, axis=1, keepdims=True) * (1.0 - TIE)
@@ -539,12 +596,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         saturated = np.zeros_like(online)
         if np.any(online):
             cap_total = np.take_along_axis(np.broadcast_to(s_c["total"], cand.shape), best, axis=1)
-            saturated = online & (rate * O * p * cap_total > B * (1.0 + 1e-9))
+            saturated = online & (rate * O_it * p * cap_total > B * (1.0 + 1e-9))
             lo, hi = np.ones_like(B), np.maximum(B, 1.0)
             for _ in range(RATE_STEPS):
                 mid = np.sqrt(lo * hi)
                 s_mid, _, _, _, _ = iteration(mid)
-                short = mid < rate * O * p * s_mid["total"]  # serves less than r: needs more in flight
+                short = mid < rate * O_it * p * s_mid["total"]  # serves less than r: needs more in flight
                 lo, hi = np.where(short, mid, lo), np.where(short, hi, mid)
             B = np.where(online & ~saturated, hi, B)
 
@@ -557,8 +614,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             # online: an arriving prompt waits for the running iteration (half of one on average)
             # and then goes in whole (chunked only beyond the token budget left by the decodes),
             # alongside the decodes of the batch, not in the full engine's steady-state chunks
-            n_dec = b * (O - 1.0) / O
-            c_on = np.clip(c["max_num_tokens"] - n_dec, 1.0, I)
+            n_dec = b * (O_it - 1.0) / O_it
+            c_on = np.clip(c["max_num_tokens"] - q_tok * n_dec, 1.0, I)
             pre_on = stage(n_dec, c_on, b, c_on * keys_pre * core_key, keys_dec)
             ttft_on = 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
             ttft = np.where(online & ~saturated, ttft_on, ttft)
@@ -618,7 +675,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     # ------------------------------------------------------------------ metrics
     n_gpus = c["num_gpus"]
-    tokens_s = np.where(online & ~saturated, c["request_rate"] * O + 0.0 * itl, dp * B / itl)
+    tokens_s = np.where(online & ~saturated, c["request_rate"] * O + 0.0 * itl, dp * B * emit / itl)
     # a prefill instance completes B prompts per stage time, one output (first) token each
     tokens_s = np.where(prefill_only, dp * B / (itl / p), tokens_s)
     requests_s = np.where(prefill_only, tokens_s, tokens_s / O)
@@ -650,7 +707,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "input_tokens_per_s": requests_s * I,
         "input_tokens_per_s_per_gpu": requests_s * I / n_gpus,
         "ttft_ms": ttft * 1e3,
-        "itl_ms": itl * 1e3,
+        "itl_ms": np.where(prefill_only, itl, itl / gain) * 1e3,  # per output token (iteration / gain)
         "iteration_time_s": itl,
         "decode_step_s": p * dec_s["total"],
         "prefill_time_s": prefill,
@@ -696,7 +753,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         out.update({f"detail_prefill_{k}": mix[k] for k in DETAIL_OPS})
         out.update({f"detail_decode_{k}": s[k] for k in DETAIL_OPS})
         out.update(detail_prefill_chunks=chunks, detail_layers_per_stage=L, detail_chunk_tokens=chunk,
-                   detail_decode_tokens=b * (O - 1.0) / O, detail_microbatch_sequences=b)
+                   detail_decode_tokens=b * q_tok * (O_it - 1.0) / O_it, detail_microbatch_sequences=b)
     result = {}
     for key, v in out.items():
         v = np.broadcast_to(np.asarray(v, dtype=np.float64), (n, 1)).reshape(n)

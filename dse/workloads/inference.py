@@ -105,6 +105,9 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "window_scope": WINDOW_SCOPE[spec.window_scope],
         "phase": {"both": 0.0, "prefill": 1.0, "decode": 2.0}[spec.phase],
         "gemm_in_bytes": gemm_in,
+        "spec_tokens": float(spec.speculative_tokens),
+        "spec_acceptance": float(spec.draft_acceptance or 0.0),
+        "draft_layers": float(spec.draft_layers),
     })
     family = gpu_preset(scenario.cluster.gpu)["family"]
     calib = calibration_table()[family]

@@ -256,6 +256,8 @@ def config(draw):
         batch=float(draw(st.sampled_from([0, 0, 1, 7, 300]))),
         concurrency=float(draw(st.sampled_from([0, 0, 64]))),
         max_num_tokens=float(draw(st.sampled_from([8192, 32768]))),
+        spec_tokens=float(draw(st.sampled_from([0, 0, 1, 3]))),
+        spec_acceptance=draw(st.floats(0.0, 1.0)),
     )
     c["peak_flops_16"] = c["peak_flops"] / draw(st.sampled_from([1.0, 2.0]))
     return c
