@@ -35,7 +35,8 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes" for k in ("weights", "grads", "optimizer"
 #: Serving metrics of LLM inference rows (reported when the row has them), and their extra
 #: memory part.
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
-                "prefill_time_s", "decode_step_s", "input_len", "output_len")
+                "prefill_time_s", "decode_step_s", "input_len", "output_len", "spec_tokens", "spec_acceptance",
+                "draft_layers")
 SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes"}
 #: Serving: the parts of one decode step (ITL) and of one chunk iteration, evaluate columns
 #: (they add up to ``iteration_time_s``; the serving model overlaps no collective).
@@ -215,6 +216,13 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         plan = (f"serving: tp {p['tp']} · pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · "
                 f"{_int(serving.get('input_len'))} prompt + {_int(serving.get('output_len'))} output tokens · "
                 f"batch {_int(serving.get('batch'))} sequences per replica")
+        drafts = serving.get("spec_tokens") or 0
+        if drafts > 0:
+            alpha = float(serving.get("spec_acceptance") or 0.0)
+            gain = drafts + 1 if alpha >= 1 else (1 - alpha ** (drafts + 1)) / (1 - alpha)
+            plan += (f"\nspeculative decoding: {_int(drafts)} draft tokens per iteration "
+                     f"({fmt(serving.get('draft_layers'))} target layer(s) + LM head each), accepted with "
+                     f"probability {alpha:g}: {gain:.3g} tokens per sequence and iteration")
     console.print(Text(plan))
     if rec.get("attention"):
         console.print(Text(f"attention and experts: {rec['attention']}"))
@@ -283,7 +291,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
 
     it = rec["iteration_time_s"]
     if serving and serving.get("decode_step_parts_s"):
-        _time_table(console, "Time per decode step (ITL; the serving model overlaps no collective)",
+        title = ("Time per decode step (ITL; the serving model overlaps no collective)"
+                 if not (serving.get("spec_tokens") or 0) > 0 else
+                 "Time per engine iteration (drafts and verification; ITL is it over the tokens each emits; "
+                 "no collective overlapped)")
+        _time_table(console, title,
                     "ms", 1e3, {k: (v, None) for k, v in serving["decode_step_parts_s"].items()},
                     "decode step", it)
         return
