@@ -123,8 +123,11 @@ RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 RECOMPUTE_CODES = {v: float(k) for k, v in RECOMPUTE_NAMES.items()}
 PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "offload_layers", "microbatch",
                 "global_batch")
-#: A serving plan: degrees, replicas (dp) and the batch run per replica (sequences).
-SERVING_PLAN_COLUMNS = ("tp", "pp", "dp", "ep", "batch")
+#: A serving plan: degrees, replicas (dp), the batch run per replica (sequences) and the draft
+#: tokens per iteration of speculative decoding.
+SERVING_PLAN_COLUMNS = ("tp", "pp", "dp", "ep", "batch", "spec_tokens")
+#: Draft tokens per iteration a serving what-if tries when the scenario states an acceptance.
+SERVING_DRAFTS = [0, 1, 2, 3, 4]
 #: A DLRM plan: embedding sharding and planner (codes of dse.costmodel.dlrm), MLP degrees, ZeRO,
 #: samples per GPU and per step.
 DLRM_PLAN_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microbatch", "global_batch")
@@ -394,7 +397,8 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     scenario's own value; dp = num_gpus / (tp*pp) replicas; the batch per replica 1, 2, 3, 4, 6,
     8, ..., 3072, 4096 (powers of two and 1.5 times them) and ``auto`` (the throughput-maximising
     batch that fits) with the scenario's own batch, or only ``auto`` when clients set it
-    (``concurrency``). The request shape is the scenario's.
+    (``concurrency``); when the scenario states a draft acceptance, 0-4 draft tokens of
+    speculative decoding (else the scenario's own). The request shape is the scenario's.
     Latency bounds in milliseconds become the space's constraints.
     """
     p, spec = scenario.parallel, scenario.inference
@@ -412,6 +416,9 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
         par["batch"] = ["auto"]
     else:
         par["batch"] = [*sorted(set(SERVING_BATCHES) | ({int(spec.batch)} if spec.batch else set())), "auto"]
+    own_drafts = {int(spec.speculative_tokens)}
+    par["speculative_tokens"] = sorted(set(SERVING_DRAFTS) | own_drafts if spec.draft_acceptance is not None
+                                       else own_drafts)
     inference = spec.model_dump(exclude_none=True)
     inference.pop("batch", None)
     fixed, counts = _fixed_parts(scenario, gpu_counts, inference=inference)
@@ -975,7 +982,10 @@ def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
     if _serving_row(row):
         if _get(row, "ep", 1.0) != 1.0:
             parts.append(f"ep{_get(row, 'ep'):g}")
-        return " ".join([*parts, f"b{_get(row, 'batch'):g}"])
+        parts.append(f"b{_get(row, 'batch'):g}")
+        if _get(row, "spec_tokens") > 0:  # speculative decoding: draft tokens per iteration
+            parts.append(f"spec{_get(row, 'spec_tokens'):g}")
+        return " ".join(parts)
     for key in ("cp", "ep", "vpp"):
         if _get(row, key, 1.0) != 1.0:
             parts.append(f"{key}{_get(row, key):g}")

@@ -17,6 +17,7 @@ from dse.whatif import (
     bottleneck,
     parse_vary,
     placement,
+    plan_text,
     plot_whatif,
     sensitivity,
     software_space,
@@ -364,6 +365,20 @@ def test_serving_sensitivity_small_batch_decode_is_bound_by_hbm_bandwidth():
     assert 0.3 < sens.loc["hbm_tbps", "elasticity"] <= 1.0 + 1e-9
     assert sens.loc["hbm_tbps", "elasticity"] > 3 * max(sens.loc["peak_scale", "elasticity"], 0.0)
     assert sens.loc["scaleout_gbitps", "elasticity"] == 0.0  # tp 1 on one server: nothing crosses it
+
+
+def test_serving_what_if_tries_draft_counts_when_an_acceptance_is_stated():
+    plain = whatif(SERVING, {"hbm_tbps": [3.35]}, max_itl_ms=10.0)
+    drafted = whatif(serving(draft_acceptance=0.7, draft_layers=2.0), {"hbm_tbps": [3.35]}, max_itl_ms=10.0)
+    assert set(plain.points["spec_tokens"]) == {0.0}
+    assert int(drafted.points["plans"].iloc[0]) == 5 * int(plain.points["plans"].iloc[0])  # 0-4 drafts
+    # 0 drafts is among the candidates, so stating an acceptance never lowers the best
+    best, base = drafted.points["best_tokens_per_s"].iloc[0], plain.points["best_tokens_per_s"].iloc[0]
+    assert best >= base * (1 - 1e-9)
+    # under a tight ITL bound the drafts buy a larger batch: the best plan drafts
+    row = drafted.points.iloc[0]
+    assert row["spec_tokens"] > 0 and best > base
+    assert f"spec{int(row['spec_tokens'])}" in plan_text(row)
 
 
 def test_serving_what_if_errors_name_the_field_and_the_alternative():

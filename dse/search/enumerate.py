@@ -135,7 +135,7 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
 
 
 #: Columns of :func:`serving_grid` (LLM serving plans), in sort order.
-SERVING_COLUMNS = ("tp", "pp", "dp", "ep", "batch", "num_gpus")
+SERVING_COLUMNS = ("tp", "pp", "dp", "ep", "batch", "spec_tokens", "num_gpus")
 #: Columns of :func:`dlrm_grid` (DLRM plans), in sort order.
 DLRM_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microbatch", "global_batch", "num_gpus")
 
@@ -159,7 +159,8 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
 
     Columns :data:`SERVING_COLUMNS` as float64 arrays: tp, pp, dp = num_gpus / (tp*pp) replicas,
     ep, batch (sequences in flight per replica; 0 = auto, the cost model picks the
-    throughput-maximising batch that fits) and num_gpus. Kept (the checks of
+    throughput-maximising batch that fits), spec_tokens (draft tokens per iteration of
+    speculative decoding; the scenario's own when the space lists none) and num_gpus. Kept (the checks of
     :func:`dse.costmodel.inference.evaluate_inference`): heads and ffn_hidden divisible by tp,
     kv_heads divisible by tp or a multiple of it, layers by pp, tp*pp dividing num_gpus; MoE:
     experts and tp*dp divisible by ep, ep dividing tp or a multiple of it, expert_ffn_hidden by
@@ -185,6 +186,10 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
         ok &= m.moe.expert_ffn_hidden % etp == 0
         rows = _keep(rows, ok)
     rows = _cross(rows, "batch", par.batches())
+    drafts = par.speculative_tokens
+    if drafts is None:
+        drafts = [space.base.inference.speculative_tokens if space.base.inference is not None else 0]
+    rows = _cross(rows, "spec_tokens", sorted(set(drafts)))
     return _finish(rows, n_gpus, SERVING_COLUMNS)
 
 

@@ -328,6 +328,8 @@ def _plan_text(row: pd.Series) -> str:
         parts.append(f"offload {v('offload_layers'):g} layers")
     if math.isfinite(v("batch")):
         parts.append(f"batch {v('batch'):g}" + (" (auto)" if v("batch_auto") > 0 else ""))
+    if math.isfinite(v("spec_tokens")) and v("spec_tokens") > 0:
+        parts.append(f"{v('spec_tokens'):g} draft tokens")
     if math.isfinite(v("microbatch")):
         parts.append(f"mb{v('microbatch'):g}")
     if math.isfinite(v("global_batch")):

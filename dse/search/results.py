@@ -37,7 +37,7 @@ DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num
 #: those of its kind; ``batch`` is the serving batch in flight, ``emb_*`` the DLRM embedding plan).
 PLAN_COLUMNS = ("num_gpus", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "vpp", "zero",
                 "shard_group", "sp",
-                "recompute", "offload_layers", "batch", "microbatch", "global_batch")
+                "recompute", "offload_layers", "batch", "spec_tokens", "microbatch", "global_batch")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).
 ID_COLUMNS = ("trial",)
 #: Metrics in the JSON records of ``dse show`` (those present).

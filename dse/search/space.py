@@ -243,6 +243,9 @@ class ServingParallelSpace(Spec):
     pp: Degrees = [1]
     ep: Degrees = [1]
     batch: BatchChoice = "auto"
+    #: speculative decoding: draft tokens per iteration to try (0 = none); None = the scenario's
+    #: own ``inference.speculative_tokens``. Any above 0 needs ``inference.draft_acceptance``.
+    speculative_tokens: Annotated[list[NonNegInt], Field(min_length=1)] | None = None
 
     def batches(self) -> list[int]:
         """The batch candidates, ascending; 0 stands for ``auto``."""
@@ -953,6 +956,11 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     if not any(m.layers >= p for p in par.pp):
         problems.append(FieldProblem("parallel.pp", str(par.pp),
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
+    drafts = par.speculative_tokens or []
+    if any(k > 0 for k in drafts) and (base.inference is None or base.inference.draft_acceptance is None):
+        problems.append(FieldProblem("parallel.speculative_tokens", str(drafts),
+                                     "speculative decoding needs the probability a draft token is accepted: "
+                                     "set scenario.inference.draft_acceptance (0-1, e.g. 0.8)"))
     return problems + _ep_checks(par.ep, m)
 
 

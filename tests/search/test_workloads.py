@@ -138,6 +138,22 @@ def test_serving_grid_drops_what_does_not_divide():
     assert len(plan_grid(s, 4)["num_gpus"]) == len(g["num_gpus"])
 
 
+def test_serving_grid_tries_speculative_decoding_when_the_scenario_states_an_acceptance():
+    g = serving_grid(space(SERVING), 4)
+    assert set(g["spec_tokens"]) == {0.0}  # the scenario's own: none
+    data = copy.deepcopy(SERVING)
+    data["parallel"] = {**data["parallel"], "speculative_tokens": [0, 3]}
+    assert "parallel.speculative_tokens" in problems(data)  # no acceptance to score drafts with
+    data["scenario"]["inference"] = {**data["scenario"]["inference"], "draft_acceptance": 0.8}
+    s = space(data)
+    g = serving_grid(s, 4)
+    assert set(g["spec_tokens"]) == {0.0, 3.0}
+    df = score_point(s, 4, {})
+    # drafting pays for itself at small batches (the verification reads the same weights)
+    small = df[(df["batch"] == 1) & (df["tp"] == 4)].set_index("spec_tokens")["tokens_per_s"]
+    assert small.loc[3.0] > 1.5 * small.loc[0.0]
+
+
 def test_dlrm_grid_plans_divide_and_the_cost_model_agrees():
     s = space(DLRM)
     assert s.kind == "dlrm_train"
