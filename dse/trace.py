@@ -34,6 +34,8 @@ or chrome://tracing.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -533,21 +535,25 @@ def _inference_trace(spec, base):
     cols = inference_columns(spec)
     out = evaluate_inference_detail(cols)
     row = {**cols, **{k: float(v[0]) for k, v in out.items()}}
-    decode_total = max(int(round(row["output_len"])) - 1, 0)
+    ttft, itl, it = row["ttft_ms"] / 1e3, row["itl_ms"] / 1e3, row["iteration_time_s"]
+    tokens = max(int(round(row["output_len"])) - 1, 0)  # output tokens after the first
+    per_step = it / itl if itl > 0 else 1.0  # tokens a decode step emits (more than one with drafts)
+    decode_total = int(math.ceil(tokens / per_step - 1e-9)) if tokens else 0
     steps = min(DECODE_STEPS, decode_total)
     events = inference_schedule(row, steps)
-    ttft, itl = row["ttft_ms"] / 1e3, row["itl_ms"] / 1e3
     chunks = int(round(row["detail_prefill_chunks"]))
+    each = ("= ITL" if per_step < 1 + 1e-9 else
+            f"drafts and their verification, {per_step:.3g} tokens each, so ITL = the step / {per_step:.3g}")
     meta = {
-        **base, "process": "one GPU of a serving replica", "ttft_s": ttft, "itl_s": itl, "iteration_time_s": itl,
+        **base, "process": "one GPU of a serving replica", "ttft_s": ttft, "itl_s": itl, "iteration_time_s": it,
         "batch": row["batch"], "input_len": row["input_len"], "output_len": row["output_len"],
         "prefill_iterations": chunks, "decode_steps_shown": steps, "decode_steps_total": decode_total,
-        "trace_end_s": ttft + steps * itl,
-        "totals_s": {"ttft": ttft, "itl": itl, "request": ttft + decode_total * itl},
+        "trace_end_s": ttft + steps * it,
+        "totals_s": {"ttft": ttft, "itl": itl, "request": ttft + tokens * itl},
         "layout": (f"one request on one GPU of a loaded engine ({int(row['batch'])} sequences in flight per "
                    f"replica): its prefill ({chunks} iteration(s) carrying {int(round(row['detail_chunk_tokens']))} "
                    f"prompt tokens each with the other sequences' decode tokens; = TTFT), then {steps} of its "
-                   f"{decode_total} decode steps (each the mean engine iteration, = ITL); the first prefill "
+                   f"{decode_total} decode steps (each the mean engine iteration, {each}); the first prefill "
                    "iteration and the first decode step op by op for the first pipeline microbatch"),
         "breakdown": inference_breakdown(row),
     }

@@ -95,3 +95,18 @@ def test_deepseek_v3_mtp_speedup_matches_the_report():
         scenario["inference"].update(speculative_tokens=1, draft_acceptance=alpha)
         ratio = dse.evaluate(scenario).iloc[0]["tokens_per_s"] / plain
         assert ratio == pytest.approx(1.8, rel=0.06), (alpha, ratio)
+
+
+def test_trace_of_a_drafting_engine_draws_iterations_and_counts_tokens():
+    from dse.trace import scenario_trace
+
+    scenario = dse.load_scenario({
+        "workload": "inference", "precision": "fp8", "model": "llama3.1-8b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 1},
+        "inference": {"input_len": 1000, "output_len": 1001, "batch": 4, "speculative_tokens": 3,
+                      "draft_acceptance": 0.5}})
+    _, meta = scenario_trace(scenario)
+    per_step = meta["iteration_time_s"] / meta["itl_s"]
+    assert per_step == pytest.approx(1 + 0.5 + 0.25 + 0.125, rel=1e-9)
+    assert meta["decode_steps_total"] == int(np.ceil(1000 / per_step))
+    assert meta["totals_s"]["request"] == pytest.approx(meta["ttft_s"] + 1000 * meta["itl_s"], rel=1e-9)
