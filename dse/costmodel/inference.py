@@ -587,8 +587,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         B = np.take_along_axis(cand, best, axis=1)
         B = np.where(conc > 0, np.minimum(B, conc), B)  # fewer clients than replicas
 
-        # online: an offered rate r per replica keeps B = r * O * itl(B) sequences in flight
-        # (Little's law; a request stays O iterations). lambda(B) = B / (O itl(B)) grows with B,
+        # online: an offered rate r per replica keeps B = r * O_it * t_iter(B) sequences in flight
+        # (Little's law; a request stays O_it iterations, O without drafts). lambda(B) =
+        # B / (O_it t_iter(B)) grows with B,
         # so bisect for lambda(B) = r between one sequence and the capacity batch; below one
         # sequence the engine idles between requests (B = 1 sets the latencies).
         rate = c["request_rate"] / dp
