@@ -36,7 +36,7 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes" for k in ("weights", "grads", "optimizer"
 #: memory part.
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
                 "prefill_time_s", "decode_step_s", "input_len", "output_len", "spec_tokens", "spec_acceptance",
-                "draft_layers")
+                "draft_layers", "spec_gain")
 SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes"}
 #: Serving: the parts of one decode step (ITL) and of one chunk iteration, evaluate columns
 #: (they add up to ``iteration_time_s``; the serving model overlaps no collective).
@@ -218,11 +218,10 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                 f"batch {_int(serving.get('batch'))} sequences per replica")
         drafts = serving.get("spec_tokens") or 0
         if drafts > 0:
-            alpha = float(serving.get("spec_acceptance") or 0.0)
-            gain = drafts + 1 if alpha >= 1 else (1 - alpha ** (drafts + 1)) / (1 - alpha)
             plan += (f"\nspeculative decoding: {_int(drafts)} draft tokens per iteration "
                      f"({fmt(serving.get('draft_layers'))} target layer(s) + LM head each), accepted with "
-                     f"probability {alpha:g}: {gain:.3g} tokens per sequence and iteration")
+                     f"probability {float(serving.get('spec_acceptance') or 0.0):g}: "
+                     f"{float(serving.get('spec_gain') or 1.0):.3g} tokens per sequence and iteration")
     console.print(Text(plan))
     if rec.get("attention"):
         console.print(Text(f"attention and experts: {rec['attention']}"))

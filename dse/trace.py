@@ -537,7 +537,7 @@ def _inference_trace(spec, base):
     row = {**cols, **{k: float(v[0]) for k, v in out.items()}}
     ttft, itl, it = row["ttft_ms"] / 1e3, row["itl_ms"] / 1e3, row["iteration_time_s"]
     tokens = max(int(round(row["output_len"])) - 1, 0)  # output tokens after the first
-    per_step = it / itl if itl > 0 else 1.0  # tokens a decode step emits (more than one with drafts)
+    per_step = row["spec_gain"]  # tokens a decode step emits (more than one with drafts)
     decode_total = int(math.ceil(tokens / per_step - 1e-9)) if tokens else 0
     steps = min(DECODE_STEPS, decode_total)
     events = inference_schedule(row, steps)

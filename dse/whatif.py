@@ -139,9 +139,6 @@ TIME_COLUMNS = (
     "overlapped_tp_s", "overlapped_ep_s", "overlapped_cp_s", "overlapped_fsdp_s", "overlapped_pp_s",
     "overlapped_dp_s",
 )
-BEST_METRICS = ("tokens_per_s", "tokens_per_s_per_gpu", "mfu", "cost_per_mtok_usd", "energy_per_token_j")
-#: The DLRM counterparts (a sample instead of a token).
-DLRM_METRICS = ("samples_per_s", "samples_per_s_per_gpu", "mfu", "cost_per_msample_usd", "energy_per_sample_j")
 #: Time parts of a DLRM step (they add up to iteration_time_s): the embedding all-to-all and the
 #: replicated tables' all-reduce beside the training ones, and the fixed time per kernel and step.
 DLRM_TIME_COLUMNS = (
@@ -317,10 +314,11 @@ def plan_keys(kind: str) -> tuple[str, ...]:
 
 
 def best_metrics(kind: str) -> tuple[str, ...]:
-    """The metrics kept (as ``best_<name>``) per hardware point for a kind of run."""
-    if kind in DLRM_KINDS:
-        return DLRM_METRICS
-    return (*BEST_METRICS, *SERVING_METRICS) if kind == "llm_inference" else BEST_METRICS
+    """The metrics kept (as ``best_<name>``) per hardware point for a kind of run: its
+    :func:`throughput` (whole job, per GPU), MFU, cost and energy per unit; serving adds ITL and
+    TTFT."""
+    m = throughput(kind)
+    return (m.rate, m.per_gpu, "mfu", m.cost, m.energy, *(SERVING_METRICS if kind == "llm_inference" else ()))
 
 
 def time_columns(kind: str) -> tuple[str, ...]:

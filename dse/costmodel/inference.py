@@ -710,6 +710,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "ttft_ms": ttft * 1e3,
         "itl_ms": np.where(prefill_only, itl, itl / gain) * 1e3,  # per output token (iteration / gain)
         "iteration_time_s": itl,
+        "spec_gain": gain + zero,  # tokens a decoding sequence emits per iteration (1 without drafts)
         "decode_step_s": p * dec_s["total"],
         "prefill_time_s": prefill,
         "batch": B,
