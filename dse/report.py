@@ -15,7 +15,7 @@ GIB = 2.0**30
 METRIC_KEYS = (
     "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s",
     "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "memory_per_gpu_bytes",
-    "hbm_bytes", "exposed_comm_s", "params_total", "params_active", "energy_per_token_j",
+    "hbm_bytes", "exposed_comm_s", "params_total", "params_active", "power_per_gpu_w", "energy_per_token_j",
     "cost_per_mtok_usd",
 )
 COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp")
@@ -47,7 +47,7 @@ SERVING_TIME_PARTS = {"GEMMs": "time_gemm_s", "attention": "time_attention_s",
 #: DLRM rows (kinds dlrm_train, dlrm_inference): headline metrics, the parts of one step
 #: (they add up to ``iteration_time_s``) with the hidden part of each collective, and memory.
 DLRM_KINDS = ("dlrm_train", "dlrm_inference")
-DLRM_KEYS = ("samples_per_s_per_gpu", "dense_params", "embedding_params", "energy_per_sample_j",
+DLRM_KEYS = ("samples_per_s_per_gpu", "dense_params", "embedding_params", "power_per_gpu_w", "energy_per_sample_j",
              "cost_per_msample_usd", "emb_lookups_per_gpu", "emb_a2a_bytes_per_gpu", "emb_exchange_bytes_per_gpu",
              "emb_table_bytes_per_gpu",
              "flops_per_sample")
@@ -266,6 +266,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("HFU", pct(rec["hfu"]))
     perf.add_row("parameters (total / active)",
                  f"{fmt(rec['params_total'] / 1e9)} B / {fmt(rec['params_active'] / 1e9)} B")
+    if rec.get("power_per_gpu_w"):
+        perf.add_row("average power per GPU", f"{fmt(rec['power_per_gpu_w'])} W")
     if rec.get("kind") == "vit_train" and rec["samples_per_s"]:
         per_image = rec["tokens_per_s"] / rec["samples_per_s"]
         perf.add_row("energy per image", f"{fmt(rec['energy_per_token_j'] * per_image)} J")
@@ -441,6 +443,8 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
     exposed = d["time_s"].get("embedding all-to-all, exposed") or 0.0
     hidden = d["hidden_s"].get("embedding all-to-all, exposed") or 0.0
     perf.add_row("all-to-all exposed / hidden", f"{fmt(exposed * 1e3)} ms / {fmt(hidden * 1e3)} ms")
+    if d.get("power_per_gpu_w"):
+        perf.add_row("average power per GPU", f"{fmt(d['power_per_gpu_w'])} W")
     perf.add_row("energy per sample", f"{fmt((d.get('energy_per_sample_j') or 0.0) * 1e3)} mJ")
     if d.get("cost_per_msample_usd"):
         perf.add_row("cost per million samples", f"{d['cost_per_msample_usd']:.4f} USD")

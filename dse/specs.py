@@ -298,6 +298,11 @@ class EfficiencySpec(Spec):
     nvlink: Fraction | None = None
     scaleout: Fraction | None = None
     overlap_slowdown: NonNegFloat | None = None
+    #: average board power (dse.costmodel.power): the fraction of the power limit a clocked GPU
+    #: draws with no work, and the fractions of the rest that tensor-bound and HBM-bound kernels draw
+    power_idle: Fraction | None = None
+    power_tensor: PositiveFloat | None = None
+    power_hbm: PositiveFloat | None = None
 
 
 class ClusterSpec(Spec):

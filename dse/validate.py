@@ -58,15 +58,17 @@ METRICS: dict[str, str] = {
     "ttft_ms": "ttft_ms",
     "itl_ms": "itl_ms",
     "requests_per_s": "requests_per_s",
+    "power_per_gpu_w": "power_per_gpu_w",
 }
 
 #: The target metrics each kind of run predicts.
 KIND_METRICS: dict[str, tuple[str, ...]] = {
     "llm_train": ("iter_time_s", "tokens_per_s_per_gpu", "tokens_per_s", "model_tflops_per_gpu",
-                  "hardware_tflops_per_gpu", "mfu", "hfu", "samples_per_s"),
-    "llm_inference": ("tokens_per_s", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "requests_per_s"),
-    "dlrm_train": ("samples_per_s", "step_time_s"),
-    "vit_train": ("tflops_per_gpu", "mfu", "samples_per_s", "step_time_s"),
+                  "hardware_tflops_per_gpu", "mfu", "hfu", "samples_per_s", "power_per_gpu_w"),
+    "llm_inference": ("tokens_per_s", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "requests_per_s",
+                      "power_per_gpu_w"),
+    "dlrm_train": ("samples_per_s", "step_time_s", "power_per_gpu_w"),
+    "vit_train": ("tflops_per_gpu", "mfu", "samples_per_s", "step_time_s", "power_per_gpu_w"),
 }
 
 SKIP_REASONS = {

@@ -315,10 +315,11 @@ def plan_keys(kind: str) -> tuple[str, ...]:
 
 def best_metrics(kind: str) -> tuple[str, ...]:
     """The metrics kept (as ``best_<name>``) per hardware point for a kind of run: its
-    :func:`throughput` (whole job, per GPU), MFU, cost and energy per unit; serving adds ITL and
-    TTFT."""
+    :func:`throughput` (whole job, per GPU), MFU, cost and energy per unit, average power per
+    GPU; serving adds ITL and TTFT."""
     m = throughput(kind)
-    return (m.rate, m.per_gpu, "mfu", m.cost, m.energy, *(SERVING_METRICS if kind == "llm_inference" else ()))
+    return (m.rate, m.per_gpu, "mfu", m.cost, m.energy, "power_per_gpu_w",
+            *(SERVING_METRICS if kind == "llm_inference" else ()))
 
 
 def time_columns(kind: str) -> tuple[str, ...]:
@@ -1403,7 +1404,7 @@ def report_renderables(result: WhatIf) -> list[Any]:
             table.add_column(f"{k} ({UNITS[k]})", justify="right", no_wrap=True)
         table.add_column("GPUs", justify="right")
         for header in (f"{short}/s/GPU", "vs scenario", *(["ITL ms"] if serving else []), "MFU %",
-                       *([f"USD/{m.million}"] if priced else []), f"J/{one}", "mem GiB"):
+                       *([f"USD/{m.million}"] if priced else []), f"J/{one}", "W/GPU", "mem GiB"):
             table.add_column(header, justify="right", no_wrap=True)
         table.add_column("best plan", no_wrap=True)
         table.add_column("fit/plans", justify="right", no_wrap=True)
@@ -1420,7 +1421,8 @@ def report_renderables(result: WhatIf) -> list[Any]:
                      _n(t), rel, *([_n(row["best_itl_ms"])] if serving else []), _pct1(row["best_mfu"])]
             if priced:
                 cells.append(_n(row[f"best_{m.cost}"], 3))
-            cells += [_n(row[f"best_{m.energy}"], 3), _n(float(row["memory_per_gpu_bytes"]) / GIB, 3),
+            cells += [_n(row[f"best_{m.energy}"], 3), _n(row["best_power_per_gpu_w"], 3),
+                      _n(float(row["memory_per_gpu_bytes"]) / GIB, 3),
                       plan_text(row),
                       f"{int(row['feasible_plans']):,}/{int(row['plans']):,}"]
             table.add_row(*cells)

@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 
 from . import collectives as coll
+from . import power
 from .training import two_stream_layer
 
 #: emb_sharding codes (``parallel.emb_sharding``).
@@ -144,7 +145,12 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "eff_scaleout": (0.8, "fraction of scaleout_bw collectives reach"),
     "overlap_slowdown": (0.0, "compute slowdown while hidden communication runs (fraction)"),
     "rail_optimized": (1.0, "1 if collectives spanning domains use every GPU's NIC"),
-    "power_w": (700.0, "power per GPU, W"),
+    "power_w": (700.0, "board power limit (TDP) per GPU, W"),
+    "power_idle": (0.19, "fraction of power_w drawn with no kernel working (dse.costmodel.power)"),
+    "power_tensor": (1.40, "fraction of power_w - idle drawn at the achieved GEMM rate"),
+    "power_hbm": (0.53, "fraction of power_w - idle drawn by HBM-bound kernels"),
+    "power_ref_flops": (0.0, "peak_flops at which power_tensor holds (the datasheet GPU's); 0 = peak_flops"),
+    "power_ref_hbm_bw": (0.0, "hbm_bw at which power_hbm holds (the datasheet GPU's); 0 = hbm_bw"),
     "price_per_gpu_hour": (0.0, "USD per GPU-hour"),
     "gpus_per_node": (8.0, "GPUs of the job per node (hierarchical sharding)"),
     # DLRM calibration (dse/data/calibration.yaml, keys dlrm_*)
@@ -1058,6 +1064,18 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     passes = np.where(train, 3.0, 1.0)
     exposed_f = fwd_time - comp_f
     exposed_b = np.where(train, bwd_time - comp_b, 0.0)
+    # average board power: MLP and interaction FLOPs at the achieved GEMM rate are tensor time;
+    # the rest of the compute stream's busy time (embedding gathers and updates, elementwise,
+    # the optimizer) is memory-bound, and so is exposed communication; fixed kernel overheads idle
+    compute_s = bot_f + inter_f + top_f + loss + np.where(train, top_b + inter_b + bot_b + dense_opt, 0.0)
+    busy_s = compute_s + emb_f + np.where(train, emb_b, 0.0) + slow * hidden
+    tensor_s, memory_s = power.busy_split(fl * passes * samples / n, c["peak_flops"] * c["eff_matmul"],
+                                          busy_s)
+    comm_s = fwd_time - comp_f + np.where(train, bwd_time - comp_b, 0.0)  # exposed: moves data
+    watts = power.average_power(c["power_w"], c["power_idle"],
+                                power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
+                                power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
+                                tensor_s, memory_s + comm_s, iteration)
     out = {
         "iteration_time_s": iteration,
         "samples_per_s": samples / iteration,
@@ -1075,7 +1093,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         "memory_buffers_bytes": buffers,
         "memory_reserved_bytes": reserved + 0.0 * b,
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
-        "time_compute_s": bot_f + inter_f + top_f + loss + np.where(train, top_b + inter_b + bot_b + dense_opt, 0.0),
+        "time_compute_s": compute_s,
         "time_mlp_s": bot_f + top_f + np.where(train, top_b + bot_b, 0.0),
         "time_interaction_s": inter_f + np.where(train, inter_b, 0.0),
         "time_embedding_s": emb_f + np.where(train, emb_b, 0.0),
@@ -1112,7 +1130,8 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         "emb_frequent_rows": emb["frequent_rows"],
         "dense_params": dpar["total"] + 0.0 * b,
         "embedding_params": float(np.sum(model["rows"] * model["dim"])) + 0.0 * b,
-        "energy_per_sample_j": c["power_w"] * per_gpu_time / samples,
+        "power_per_gpu_w": watts + 0.0 * b,
+        "energy_per_sample_j": watts * per_gpu_time / samples,
         "cost_per_msample_usd": c["price_per_gpu_hour"] * per_gpu_time / 3600.0 / samples * 1e6,
         "infeasible_mask": mask.astype(np.float64),
         "feasible": (mask == 0).astype(np.float64),

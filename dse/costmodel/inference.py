@@ -130,6 +130,7 @@ from typing import Any
 import numpy as np
 
 from . import collectives as coll
+from . import power
 from .flops import attention_core_flops_per_key, is_mla, layer_mean_keys, mla_projection_shapes
 from .inputs import COLUMNS, broadcast_columns
 from .training import (
@@ -700,6 +701,21 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
                                            + h * c["experts"])) + V * h * (2.0 - c["tied_embeddings"])
     active_params = active + V * h * (2.0 - c["tied_embeddings"])
     zero = 0.0 * itl
+    # average board power per second of serving: an iteration keeps the GPU busy for its compute
+    # less the engine's host-side time; below capacity (an offered rate the batch of one over-
+    # serves) the engine idles between iterations a fraction 1 - duty of the time. Of the busy
+    # time the FLOPs at the achieved GEMM rate are tensor time, the rest memory-bound (weight and
+    # KV-cache streaming, elementwise), as are the collectives (they move data); host time idles
+    duty = np.clip(tokens_s / np.maximum(dp * B * emit / itl, 1e-30), 0.0, 1.0)
+    duty = np.where(prefill_only, 1.0, duty)
+    per_s = duty * p / np.maximum(itl, 1e-30)  # stage iterations a GPU runs per second
+    tensor_s, memory_s = power.busy_split(tflops * 1e12, c["peak_flops"] * c["eff_matmul"] * c["infer_matmul"],
+                                          per_s * np.maximum(s["compute"] - s["overhead"], 0.0))
+    comm_s = per_s * (s["tp"] + s["ep"] + s["pp"])
+    watts = power.average_power(c["power_w"], c["power_idle"],
+                                power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
+                                power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
+                                tensor_s, memory_s + comm_s, 1.0)
     out = {
         "tokens_per_s": tokens_s,
         "tokens_per_s_per_gpu": per_gpu,
@@ -745,7 +761,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "hfu": tflops * 1e12 / c["peak_flops"],
         "params_total": total_params + zero,
         "params_active": active_params + zero,
-        "energy_per_token_j": c["power_w"] / np.maximum(per_gpu, 1e-30),
+        "power_per_gpu_w": watts,
+        "energy_per_token_j": watts / np.maximum(per_gpu, 1e-30),
         "cost_per_mtok_usd": c["price_per_gpu_hour"] / 3600.0 / np.maximum(per_gpu, 1e-30) * 1e6,
         "infeasible_mask": mask.astype(np.float64),
     }

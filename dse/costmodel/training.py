@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from . import collectives as coll
+from . import power
 from .flops import (attention_core_flops_per_key, attention_span, is_mla, layer_params, mla_projection_shapes,
                     model_flops_per_token, model_params, recompute_flops_per_token, softmax_exp_factor)
 from .inputs import broadcast_columns
@@ -673,6 +674,19 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     # time breakdown of one iteration (sums to iteration_time_s)
     steady = m + 0.0 * t
+    # average board power: the compute stream's busy time (its slowdown under overlapped
+    # communication included), of which the hardware FLOPs at the achieved GEMM rate are tensor
+    # time and the rest memory-bound; exposed communication moves data (memory-bound too);
+    # bubbles and host stalls idle
+    compute_s = steady * (Lb * (layer_f + layer_b) + head_w * head_t) + optimizer
+    busy_s = compute_s + slow * (steady * Lb * hidden_layer + dp_hidden)
+    tensor_s, memory_s = power.busy_split(hf_tok * tokens / n_gpus, c["peak_flops"] * c["eff_matmul"], busy_s)
+    comm_s = (steady * Lb * (tp_exp + ep_exp + cp_exp + fsdp_exp) + 2.0 * steady * fsdp_first + pp_exposed
+              + dp_exposed + steady * offload_t)
+    watts = power.average_power(c["power_w"], c["power_idle"],
+                                power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
+                                power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
+                                tensor_s, memory_s + comm_s, iteration)
     out = {
         "iteration_time_s": iteration,
         "tokens_per_s": tokens / iteration,
@@ -691,7 +705,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "memory_reserved_bytes": reserved,
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
         "host_memory_offload_bytes": host_bytes,
-        "time_compute_s": steady * (Lb * (layer_f + layer_b) + head_w * head_t) + optimizer,
+        "time_compute_s": compute_s,
         "time_bubble_s": bubble,
         "exposed_offload_s": steady * offload_t,
         "overlapped_offload_s": steady * offload_hidden,
@@ -712,7 +726,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "microbatches": m,
         "params_total": total_params,
         "params_active": active_params,
-        "energy_per_token_j": c["power_w"] * per_gpu_time / tokens,
+        "power_per_gpu_w": watts,
+        "energy_per_token_j": watts * per_gpu_time / tokens,
         "cost_per_mtok_usd": c["price_per_gpu_hour"] * per_gpu_time / 3600.0 / tokens * 1e6,
         "infeasible_mask": mask.astype(np.float64),
     }

@@ -46,7 +46,7 @@ RECORD_METRICS = (
     "model_tflops_per_gpu", "memory_per_gpu_bytes", "hbm_bytes", "exposed_comm_s", "cost_per_mtok_usd",
     "energy_per_token_j", "time_to_train_s", "itl_ms", "ttft_ms", "requests_per_s", "batch_auto",
     "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j", "input_tokens_per_s",
-    "input_tokens_per_s_per_gpu",
+    "input_tokens_per_s_per_gpu", "power_per_gpu_w",
 )
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 #: DLRM table planners (the sharding names are the cost model's, SHARDING_NAMES).

@@ -86,7 +86,7 @@ NONNEGATIVE_KNOBS = ("price_per_gpu_hour",)
 #: input, and ``time_to_train_s`` = train_tokens / tokens_per_s).
 OBJECTIVE_METRICS = (
     "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "num_gpus",
-    "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "time_to_train_s",
+    "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "power_per_gpu_w", "time_to_train_s",
     "memory_per_gpu_bytes",
 )
 DEFAULT_OBJECTIVES = (("tokens_per_s", "maximize"), ("num_gpus", "minimize"))
@@ -96,19 +96,19 @@ DEFAULT_OBJECTIVES = (("tokens_per_s", "maximize"), ("num_gpus", "minimize"))
 #: per output token, ``ttft_ms`` the time to first token) and num_gpus.
 SERVING_METRICS = (
     "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "itl_ms", "ttft_ms", "mfu", "num_gpus",
-    "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "memory_per_gpu_bytes",
+    "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "power_per_gpu_w", "memory_per_gpu_bytes",
     "input_tokens_per_s", "input_tokens_per_s_per_gpu",
 )
 #: Metrics a DLRM objective may name: outputs of :func:`dse.costmodel.dlrm.evaluate_dlrm`, num_gpus.
 DLRM_METRICS = (
     "samples_per_s", "samples_per_s_per_gpu", "iteration_time_s", "mfu", "num_gpus",
-    "cost_per_msample_usd", "energy_per_sample_j", "memory_per_gpu_bytes",
+    "cost_per_msample_usd", "energy_per_sample_j", "power_per_gpu_w", "memory_per_gpu_bytes",
 )
 #: Metrics a ViT training objective may name: the LLM training metrics (tokens are patches
 #: plus the class token) and per-image ones (a sample is an image).
 VIT_METRICS = (
     "samples_per_s", "samples_per_s_per_gpu", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "num_gpus",
-    "iteration_time_s", "cost_per_msample_usd", "energy_per_sample_j", "memory_per_gpu_bytes",
+    "iteration_time_s", "cost_per_msample_usd", "energy_per_sample_j", "power_per_gpu_w", "memory_per_gpu_bytes",
 )
 #: Searchable kinds of run (``Scenario.kind``) -> the metrics their objectives may name.
 METRICS_BY_KIND = {

@@ -56,9 +56,12 @@ def vit_columns(scenario: Scenario) -> dict[str, float]:
     assert isinstance(model, ViTSpec)
     as_llm = scenario.model_copy(update={"model": as_llm_model(model)})
     cols = scenario_columns(as_llm)  # checks the GPU and precision
+    factor = vit_matmul_factor(scenario)
+    # the stack's GEMMs run slower, but a FLOP costs the GPU the same energy: the tensor power
+    # share (drawn over the FLOPs at the achieved rate, dse.costmodel.power) scales with the rate
     cols.update(causal=0.0, input_proj_dim=float(model.channels * model.patch**2),
                 head_fraction=1.0 / model.tokens,
-                eff_matmul=cols["eff_matmul"] * vit_matmul_factor(scenario))
+                eff_matmul=cols["eff_matmul"] * factor, power_tensor=cols["power_tensor"] * factor)
     return cols
 
 

@@ -477,3 +477,18 @@ def test_exponential_rate_knob_sets_the_column_and_only_training_takes_it():
     assert hardware_columns({"exp_rate": 1.0}, {"exp_tera_per_s": 10.7})["exp_rate"] == pytest.approx(10.7e12)
     got = problems(SERVING, hardware={"exp_tera_per_s": {"values": [5, 10.7]}})
     assert "only the training attention model" in got["hardware.exp_tera_per_s"]
+
+
+def test_a_serving_space_can_trade_throughput_for_average_power(tmp_path):
+    """power_per_gpu_w is an objective: the exhaustive front of tokens/s per GPU against the
+    average power holds plans that draw less than the most productive one, and every row has
+    its power between the idle floor and the power limit."""
+    s = space(SERVING, objectives=[{"metric": "tokens_per_s_per_gpu", "direction": "maximize"},
+                                   {"metric": "power_per_gpu_w", "direction": "minimize"}])
+    run = run_search(s, out_dir=tmp_path, mode="exhaustive", progress=False, plots=False)
+    df, front = _check_run(run, tmp_path)
+    ok = df[df["feasible"]]
+    assert ((ok["power_per_gpu_w"] > 0.1 * 700) & (ok["power_per_gpu_w"] <= 700 + 1e-6)).all()
+    assert len(front) > 1
+    top = front.loc[front["tokens_per_s_per_gpu"].idxmax()]
+    assert front["power_per_gpu_w"].min() < top["power_per_gpu_w"]
