@@ -112,6 +112,11 @@ def test_fig2_has_an_llm_and_a_dlrm_a_panel(figures):
     assert (done["time_days"] * 86400 / seconds).round(9).eq(1).all()
     cost = done["price_per_gpu_hour"] * done["num_gpus"] * seconds / 3600
     assert (done["cost_usd"] / cost).round(9).eq(1).all()
+    # energy = (modelled GPU power + the node's other power per GPU) x GPUs x time; the GPU's
+    # power lies within its power limit, which the communication-bound DLRM does not reach
+    assert (done["power_per_gpu_w"] <= done["power_w"] + 1e-9).all()
+    assert (done["power_per_gpu_w"] < done["power_w"]).any()
+    assert (done["energy_mwh"] * 3.6e9 / (done["num_gpus"] * seconds) > done["power_per_gpu_w"]).all()
     findings = json.loads((figures / "findings.json").read_text())
     assert "DLRM-A" in findings["fig2_cloud"]
 

@@ -13,16 +13,19 @@ to 2,048 GPUs (powers of two). Each row becomes a cluster:
   every collective between GPUs crosses the network;
 * ``scaleout_gbitps`` = inter_node_bw_per_gpu_GBps * 8 (GB/s -> Gbit/s, one direction);
 * ``price_per_gpu_hour`` = hourly_rate_per_gpu_usd;
-* ``power_w`` = tdp_per_gpu_W, which already holds the GPU's share of the node's other power
-  (CPUs, memory, NICs, fans: tdp_other_per_node_W / gpus_per_node), so energy = power * GPUs * time;
+* ``power_w`` = tdp_gpus_per_node_W / gpus_per_node, the GPU's power limit; the energy is each
+  GPU's average board power as the cost model gives it (``power_per_gpu_w``: an idle floor and
+  the tensor- and memory-bound shares of the step, ``dse/costmodel/power.py``) plus its share of
+  the node's other power at MAD-Max's figure (CPUs, memory, NICs, fans: tdp_other_per_node_W /
+  gpus_per_node), times GPUs x time (MAD-Max counts tdp_per_gpu_W x GPUs x time);
 * V100 (Volta) has no fused flash-attention kernel: its runs use ``flash_attention: false``.
 
 For each instance and GPU count the best plan of an exhaustive search over a modest space
 (tp [1, 2, 4, 8], pp [1, 2, 4, 8], vpp [1, 2], zero [0, 1, 3], recompute [none, selective,
 full], microbatch [1, 2, 4]; every plan scored by :func:`dse.search.evaluation.score_point`, the
 unit of work of the exhaustive driver) gives the time to train (days), the cost (USD) and the
-energy (MWh). At a fixed GPU count the fastest plan is also the cheapest and the most frugal (cost
-and energy are both proportional to GPUs x time).
+energy (MWh). At a fixed GPU count the fastest plan is also the cheapest (cost is proportional to
+GPUs x time); its energy also follows the power its steps draw.
 
 The second column asks the same of MAD-Max's own recommendation model, DLRM-A (``DLRM_A`` of
 ``../shared/madmax/models.csv``: 4,096 tables of 2.08M rows x 94, 15 lookups each, FP16 tables
@@ -149,7 +152,7 @@ def instances(path: Path = PRICES) -> pd.DataFrame:
             "nvlink_domain": 1 if no_nvlink else per_node,
             "scaleout_gbitps": float(r["inter_node_bw_per_gpu_GBps"]) * 8.0,
             "price_per_gpu_hour": float(r["hourly_rate_per_gpu_usd"]),
-            "power_w": float(r["tdp_per_gpu_W"]),
+            "power_w": float(r["tdp_gpus_per_node_W"]) / per_node,
         }
         if no_nvlink:
             cluster["nvlink_gbps"] = PCIE_GBPS
@@ -159,6 +162,7 @@ def instances(path: Path = PRICES) -> pd.DataFrame:
             "row": int(r["row"]), "provider": str(r["provider"]), "gpu_name": name, "gpu_type": short_gpu,
             "preset": preset, "no_nvlink": no_nvlink, "gpus_per_node": per_node,
             "instance": f"{r['provider']} {short_gpu}{variant}", "cluster": cluster,
+            "other_w": float(r["tdp_other_per_node_W"]) / per_node,
         })
     return pd.DataFrame(out)
 
@@ -195,7 +199,8 @@ def best_plans(work: Workload, inst: pd.DataFrame, counts: list[int]) -> pd.Data
                                                "tokens_per_s", "mfu", "memory_per_gpu_bytes")},
                 "time_days": seconds / DAY,
                 "cost_usd": it["cluster"]["price_per_gpu_hour"] * n * seconds / HOURS,
-                "energy_mwh": it["cluster"]["power_w"] * n * seconds / 3.6e9,
+                "power_per_gpu_w": float(best["power_per_gpu_w"]),
+                "energy_mwh": (float(best["power_per_gpu_w"]) + it["other_w"]) * n * seconds / 3.6e9,
             })
     return pd.DataFrame(rows)
 
@@ -241,7 +246,7 @@ def dlrm_best_plans(work: DLRMWorkload, inst: pd.DataFrame, counts: list[int]) -
     out = cm.evaluate_dlrm(model, {k: table[k].to_numpy() for k in table})
     scored = pd.DataFrame(meta, columns=["row", "num_gpus", "tp", "zero", "emb_sharding"]).assign(
         iteration_time_s=out["iteration_time_s"], feasible=out["feasible"] > 0,
-        memory_per_gpu_bytes=out["memory_per_gpu_bytes"], mfu=out["mfu"])
+        memory_per_gpu_bytes=out["memory_per_gpu_bytes"], mfu=out["mfu"], power_per_gpu_w=out["power_per_gpu_w"])
     per_option = len(work.tp) * len(work.zero) * len(shards)
     feasible = scored[scored["feasible"]]
     fastest = feasible.loc[feasible.groupby(["row", "num_gpus"])["iteration_time_s"].idxmin()]
@@ -272,7 +277,8 @@ def dlrm_best_plans(work: DLRMWorkload, inst: pd.DataFrame, counts: list[int]) -
                 "memory_per_gpu_bytes": float(best["memory_per_gpu_bytes"]),
                 "time_days": seconds / DAY,
                 "cost_usd": it["cluster"]["price_per_gpu_hour"] * n * seconds / HOURS,
-                "energy_mwh": it["cluster"]["power_w"] * n * seconds / 3.6e9,
+                "power_per_gpu_w": float(best["power_per_gpu_w"]),
+                "energy_mwh": (float(best["power_per_gpu_w"]) + it["other_w"]) * n * seconds / 3.6e9,
             })
     return pd.DataFrame(result)
 
@@ -345,7 +351,7 @@ def draw(data: pd.DataFrame, counts: list[int]):
                 items.append((pt["time_days"], pt[metric], tag, OKABE_ITO["black"]))
             place_labels(ax, items, fontsize=7, spots=LABEL_SPOTS)
             if metric == "energy_mwh":
-                lines.append("power per GPU incl. its share of the node (tdp_per_gpu_W)")
+                lines.append("modelled GPU power + its share of the node's other power")
             place_note(ax, "\n".join(lines))
     legend(fig, data)
     return fig
