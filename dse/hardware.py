@@ -49,6 +49,7 @@ class Hardware:
     power_idle: float  # fraction of power_w a clocked GPU draws with no work (dse.costmodel.power)
     power_tensor: float  # fraction of the dynamic range drawn at the achieved GEMM rate
     power_hbm: float  # fraction of the dynamic range drawn by HBM-bound kernels
+    power_ref_w: float  # the preset's power limit, W: where the timings and the idle floor hold
     power_ref_flops: float  # the preset's peak at the precision, FLOP/s: where power_tensor holds
     power_ref_hbm_bw: float  # the preset's HBM bandwidth, bytes/s: where power_hbm holds
     price_per_gpu_hour: float
@@ -153,6 +154,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         power_tensor=float(calib["power_tensor"]),
         power_hbm=float(calib["power_hbm"]),
         # the shares hold at the datasheet GPU's rates (same energy per FLOP and byte beyond them)
+        power_ref_w=float(preset["power_w"]),
         power_ref_flops=float(preset["peak_tflops"].get(precision) or 0.0) * 1e12,
         power_ref_hbm_bw=float(preset["hbm_tbps"]) * 1e12,
         price_per_gpu_hour=float(pick(cluster.price_per_gpu_hour, preset["price_per_gpu_hour"]) or 0.0),

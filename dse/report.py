@@ -27,6 +27,7 @@ TIME_PARTS = {
     "exposed_offload": "exposed_offload_s",
     "host_stall": "host_stall_s",
     "overlap_slowdown": "time_overlap_slowdown_s",
+    "power_cap": "time_power_cap_s",
 }
 #: Communication hidden behind compute (not part of the sum): name -> evaluate column (each
 #: reported when the cost model returns it).
@@ -43,7 +44,7 @@ SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes"}
 SERVING_TIME_PARTS = {"GEMMs": "time_gemm_s", "attention": "time_attention_s",
                       "elementwise, LM head, engine overhead": "time_other_s",
                       "tp all-reduce": "exposed_tp_s", "expert all-to-all": "exposed_ep_s",
-                      "pipeline send": "exposed_pp_s"}
+                      "pipeline send": "exposed_pp_s", "power limit (slowed clocks)": "time_power_cap_s"}
 #: DLRM rows (kinds dlrm_train, dlrm_inference): headline metrics, the parts of one step
 #: (they add up to ``iteration_time_s``) with the hidden part of each collective, and memory.
 DLRM_KINDS = ("dlrm_train", "dlrm_inference")
@@ -63,6 +64,7 @@ DLRM_TIME_PARTS = {
     "embedding gradient all-reduce, exposed": ("exposed_emb_allreduce_s", "overlapped_emb_allreduce_s"),
     "overlap slowdown": ("time_overlap_slowdown_s", None),
     "kernel launches + step overhead": ("time_overhead_s", None),
+    "power limit (slowed clocks)": ("time_power_cap_s", None),
 }
 DLRM_MEMORY_PARTS = {
     "embedding tables": "memory_embeddings_bytes", "embedding optimizer state": "memory_emb_optimizer_bytes",

@@ -95,7 +95,7 @@ RESOURCE = {
     "host_link_gbps": "host link bandwidth",
     "exp_tera_per_s": "softmax exponential rate",
     "price_per_gpu_hour": "price",
-    "power_w": "power",
+    "power_w": "power limit",
     "num_gpus": "GPU count",
 }
 #: Units of the knobs, for tables and axes.
@@ -135,7 +135,7 @@ DLRM_PLAN_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microba
 TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
     "exposed_tp_s", "exposed_ep_s", "exposed_cp_s", "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s",
-    "exposed_offload_s", "host_stall_s", "time_overlap_slowdown_s",
+    "exposed_offload_s", "host_stall_s", "time_overlap_slowdown_s", "time_power_cap_s",
     "overlapped_tp_s", "overlapped_ep_s", "overlapped_cp_s", "overlapped_fsdp_s", "overlapped_pp_s",
     "overlapped_dp_s",
 )
@@ -144,7 +144,7 @@ TIME_COLUMNS = (
 DLRM_TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "exposed_tp_s",
     "exposed_ep_s", "exposed_a2a_s", "exposed_dp_s", "exposed_emb_allreduce_s", "time_overhead_s",
-    "time_overlap_slowdown_s",
+    "time_overlap_slowdown_s", "time_power_cap_s",
 )
 #: Further best_* metrics of a serving what-if (milliseconds).
 SERVING_METRICS = ("itl_ms", "ttft_ms")
@@ -885,6 +885,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         parts["host"] = _get(row, "host_stall_s")
     if _get(row, "time_overhead_s", 0.0) > 0:  # a DLRM step's fixed time per kernel and per step
         parts["overhead"] = _get(row, "time_overhead_s")
+    if _get(row, "time_power_cap_s", 0.0) > 0:  # clocks slowed under a power limit below the datasheet's
+        parts["power_limit"] = _get(row, "time_power_cap_s")
     total = sum(parts.values()) or it
     shares = {k: v / total for k, v in parts.items()}
 
@@ -923,7 +925,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
               "overlap_slowdown": "the overlap slowdown",
               "host_link": "exposed activation-offload copies", "host": "waiting for the host to launch MoE layers",
               "engine": "engine time (per iteration and sequence)",
-              "overhead": "fixed time per kernel and step"}
+              "overhead": "fixed time per kernel and step",
+              "power_limit": "clocks slowed to the power limit"}
     ranked = [k for k in sorted(shares, key=shares.get, reverse=True) if shares[k] >= 0.005]
 
     def item(k: str) -> str:
@@ -952,6 +955,7 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         "host": "The host (CPU) launching the MoE layers bounds this plan",
         "engine": "The serving engine's own time per iteration and per sequence bounds this plan",
         "overhead": "The fixed time per kernel and per step (launches, ramps, tails) bounds this plan",
+        "power_limit": "The power limit (clocks slowed below the datasheet's limit) bounds this plan",
     }[name]
     if _serving_row(row):  # an engine iteration: one output token per sequence in flight
         step_text = f"{1e3 * it:.3g} ms iteration (one output token per sequence)"
@@ -1034,7 +1038,7 @@ def knob_label(name: str) -> str:
         "host_link_gbps": "host link bandwidth (GB/s per GPU)",
         "exp_tera_per_s": "softmax exponentials (1e12/s per GPU)",
         "price_per_gpu_hour": "price (USD per GPU-hour)",
-        "power_w": "power (W per GPU)",
+        "power_w": "power limit (W per GPU)",
         "num_gpus": "GPUs",
     }[name]
 

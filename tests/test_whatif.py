@@ -33,7 +33,7 @@ SMALL = {"name": "llama2-7b-8", "model": "llama2-7b", "cluster": {"gpu": "H100-S
          "parallel": {"tp": 1, "global_batch": 64}}
 TIME_PARTS = ("time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s", "exposed_cp_s",
               "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s", "exposed_offload_s", "host_stall_s",
-              "time_overlap_slowdown_s")
+              "time_overlap_slowdown_s", "time_power_cap_s")
 
 
 # ---------------------------------------------------------------------------- parse_vary
@@ -115,6 +115,18 @@ def test_best_throughput_never_falls_with_more_scaleout_bandwidth(scaleout):
     for column in ("best_tokens_per_s_per_gpu", "best_mfu", "best_cost_per_mtok_usd", "best_energy_per_token_j",
                    "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch"):
         assert column in pts.columns
+
+
+def test_a_lower_power_limit_trades_throughput_for_energy_and_the_time_parts_still_add_up():
+    result = whatif(SMALL, {"power_w": [400.0, 550.0, 700.0]})
+    pts = result.points.sort_values("power_w")
+    best, energy = pts["best_tokens_per_s"].to_numpy(), pts["best_energy_per_token_j"].to_numpy()
+    assert (np.diff(best) >= -1e-9 * best[:-1]).all() and best[0] < best[-1]  # the GEMM-bound step slows
+    assert energy[0] < energy[-1]  # ... at a lower voltage: less energy per token
+    assert (pts["best_power_per_gpu_w"] <= pts["power_w"] * (1 + 1e-6)).all()
+    for _, row in pts.iterrows():
+        assert math.isclose(sum(row[c] for c in TIME_PARTS), row["iteration_time_s"], rel_tol=1e-9)
+    assert pts["time_power_cap_s"].iloc[0] > 0 and pts["time_power_cap_s"].iloc[-1] == 0
 
 
 def test_a_larger_nvlink_domain_never_lowers_the_best_throughput():

@@ -149,6 +149,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "power_idle": (0.19, "fraction of power_w drawn with no kernel working (dse.costmodel.power)"),
     "power_tensor": (1.40, "fraction of power_w - idle drawn at the achieved GEMM rate"),
     "power_hbm": (0.53, "fraction of power_w - idle drawn by HBM-bound kernels"),
+    "power_ref_w": (0.0, "the datasheet power limit the timings hold at, W; a lower power_w slows the clocks "
+                         "(dse.costmodel.power.capped_power); 0 = power_w"),
     "power_ref_flops": (0.0, "peak_flops at which power_tensor holds (the datasheet GPU's); 0 = peak_flops"),
     "power_ref_hbm_bw": (0.0, "hbm_bw at which power_hbm holds (the datasheet GPU's); 0 = hbm_bw"),
     "price_per_gpu_hour": (0.0, "USD per GPU-hour"),
@@ -1059,23 +1061,27 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
 
     # ---------------------------------------------------------------- outputs
     samples = B
-    per_gpu_time = iteration * n
     fl = flops_per_sample(model)
     passes = np.where(train, 3.0, 1.0)
     exposed_f = fwd_time - comp_f
     exposed_b = np.where(train, bwd_time - comp_b, 0.0)
     # average board power: MLP and interaction FLOPs at the achieved GEMM rate are tensor time;
     # the rest of the compute stream's busy time (embedding gathers and updates, elementwise,
-    # the optimizer) is memory-bound, and so is exposed communication; fixed kernel overheads idle
+    # the optimizer) is memory-bound, and so is exposed communication; fixed kernel overheads idle;
+    # a power limit below the datasheet's stretches the step
     compute_s = bot_f + inter_f + top_f + loss + np.where(train, top_b + inter_b + bot_b + dense_opt, 0.0)
     busy_s = compute_s + emb_f + np.where(train, emb_b, 0.0) + slow * hidden
     tensor_s, memory_s = power.busy_split(fl * passes * samples / n, c["peak_flops"] * c["eff_matmul"],
                                           busy_s)
     comm_s = fwd_time - comp_f + np.where(train, bwd_time - comp_b, 0.0)  # exposed: moves data
-    watts = power.average_power(c["power_w"], c["power_idle"],
-                                power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
-                                power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
-                                tensor_s, memory_s + comm_s, iteration)
+    watts, stretch = power.capped_power(
+        c["power_w"], c["power_ref_w"], c["power_idle"],
+        power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
+        power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
+        tensor_s, memory_s + comm_s, iteration)
+    power_cap_s = iteration * (stretch - 1.0)  # a power limit below the datasheet's slows the step
+    iteration = iteration + power_cap_s
+    per_gpu_time = iteration * n
     out = {
         "iteration_time_s": iteration,
         "samples_per_s": samples / iteration,
@@ -1102,6 +1108,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         "time_overhead_s": overhead,
         "kernels": kernels + 0.0 * b,
         "time_overlap_slowdown_s": slow * hidden,
+        "time_power_cap_s": power_cap_s + 0.0 * b,
         "time_tp_s": tp_f + tp_b,
         "time_moe_a2a_s": moe_a2a_f + moe_a2a_b,
         "a2a_s": emb_comm_f + emb_comm_b,

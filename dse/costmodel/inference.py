@@ -712,10 +712,18 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     tensor_s, memory_s = power.busy_split(tflops * 1e12, c["peak_flops"] * c["eff_matmul"] * c["infer_matmul"],
                                           per_s * np.maximum(s["compute"] - s["overhead"], 0.0))
     comm_s = per_s * (s["tp"] + s["ep"] + s["pp"])
-    watts = power.average_power(c["power_w"], c["power_idle"],
-                                power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
-                                power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
-                                tensor_s, memory_s + comm_s, 1.0)
+    watts, stretch = power.capped_power(
+        c["power_w"], c["power_ref_w"], c["power_idle"],
+        power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
+        power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
+        tensor_s, memory_s + comm_s, 1.0)
+    # a power limit below the datasheet's slows every iteration by the stretch: the latencies
+    # grow and a full engine serves proportionally less (an offered rate is still served, at
+    # the longer latencies: the batch it holds is not re-solved)
+    power_cap_s = itl * (stretch - 1.0)
+    itl, ttft, prefill = itl * stretch, ttft * stretch, prefill * stretch
+    slowed = np.where(online & ~saturated, 1.0, stretch)
+    tokens_s, requests_s, per_gpu, tflops = tokens_s / slowed, requests_s / slowed, per_gpu / slowed, tflops / slowed
     out = {
         "tokens_per_s": tokens_s,
         "tokens_per_s_per_gpu": per_gpu,
@@ -727,7 +735,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "itl_ms": np.where(prefill_only, itl, itl / gain) * 1e3,  # per output token (iteration / gain)
         "iteration_time_s": itl,
         "spec_gain": gain + zero,  # tokens a decoding sequence emits per iteration (1 without drafts)
-        "decode_step_s": p * dec_s["total"],
+        "decode_step_s": p * dec_s["total"] * stretch,
         "prefill_time_s": prefill,
         "batch": B,
         "batch_max": np.maximum(cap, 0.0) + zero,
@@ -755,6 +763,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "exposed_pp_s": p * s["pp"],
         "exposed_dp_s": zero,
         "time_overlap_slowdown_s": zero,
+        "time_power_cap_s": power_cap_s,
         "model_tflops_per_gpu": tflops,
         "hardware_tflops_per_gpu": tflops,
         "mfu": tflops * 1e12 / c["peak_flops"],

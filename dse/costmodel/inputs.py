@@ -79,6 +79,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "power_tensor": (1.40, "fraction of the dynamic range (power_w - idle) drawn while tensor cores run "
                           "at the achieved GEMM rate"),
     "power_hbm": (0.53, "fraction of the dynamic range drawn while HBM-bound kernels run"),
+    "power_ref_w": (0.0, "the datasheet power limit the timings hold at, W; a lower power_w slows the clocks "
+                         "(dse.costmodel.power.capped_power); 0 = power_w"),
     "power_ref_flops": (0.0, "peak_flops at which power_tensor holds (the datasheet GPU's); 0 = peak_flops"),
     "power_ref_hbm_bw": (0.0, "hbm_bw at which power_hbm holds (the datasheet GPU's); 0 = hbm_bw"),
     "price_per_gpu_hour": (0.0, "price per GPU-hour, USD"),

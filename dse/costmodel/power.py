@@ -24,6 +24,11 @@ efficiency already contains); ``power_hbm`` well below 1 says a memory-bound ker
 with most of the SMs stalled, so decode draws a fraction of TDP. The cap at TDP is the power
 limit. Node power (CPUs, NICs, fans) is not part of it.
 
+A what-if limit below the datasheet's (``power_w`` under ``power_ref_w``) slows the clocks until
+it holds (:func:`capped_power`): the step's dynamic energy is kept and its period stretched, so a
+GEMM-bound step runs slower at lower power while a memory-bound one that already draws less
+is untouched.
+
 The two shares hold at the rates they were measured at (the GPU's datasheet peak at the run's
 precision and its HBM bandwidth, ``power_ref_flops`` and ``power_ref_hbm_bw``): energy per FLOP
 and per byte are properties of the silicon, so a what-if GPU with twice the FLOP/s or the
@@ -68,6 +73,59 @@ def average_power(
         load = (tensor * np.maximum(tensor_s, 0.0) + hbm * np.maximum(memory_s, 0.0)) / period_s
     load = np.clip(np.where(np.isnan(load), 0.0, load), 0.0, 1.0)  # inf: busy all the time
     return tdp_w * (idle + (1.0 - idle) * load)
+
+
+def capped_power(
+    cap_w: np.ndarray,
+    ref_w: np.ndarray,
+    idle: np.ndarray,
+    tensor: np.ndarray,
+    hbm: np.ndarray,
+    tensor_s: np.ndarray,
+    memory_s: np.ndarray,
+    period_s: np.ndarray,
+    clock_exp: np.ndarray = 3.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Average board power (W) under a power limit ``cap_w``, and the stretch (>= 1) of the
+    period when the limit is below the one the timings were calibrated at.
+
+    ``ref_w`` is the datasheet GPU's limit (0 = ``cap_w``): the cost model's times are those of a
+    GPU held at it, so its dynamic power there is at most ``ref_w - idle``; the idle floor,
+    ``idle * ref_w``, is the GPU's whatever its limit. Under a lower limit the SM clock falls to
+    the fraction f at which the limit holds: tensor-bound time grows as 1/f and its power as
+    f^``clock_exp`` (dynamic power C V^2 f with the voltage following the clock: 3; at the
+    voltage floor: 1), memory-bound time and power stay (HBM sets their pace). f is found by
+    bisection (the step's power falls monotonically with f); a step whose memory-bound power
+    alone exceeds the limit is slowed further at constant energy. A higher limit draws what the
+    step needs and does not speed it up (the calibration holds no faster clocks).
+    """
+    ref = np.where(np.asarray(ref_w) > 0, ref_w, cap_w)
+    idle_w = np.clip(idle, 0.0, 1.0) * ref
+    span = np.maximum(ref - idle_w, 0.0)
+    period = np.maximum(np.asarray(period_s, dtype=np.float64), 1e-300)
+    t = np.maximum(tensor_s, 0.0)
+    e_t, e_m = span * tensor * t, span * hbm * np.maximum(memory_s, 0.0)  # dynamic energy, J per period
+    demand = (e_t + e_m) / period
+    spent = np.minimum(demand, span)  # the datasheet GPU held its limit: the timings include that
+    scale = np.where(demand > 0, spent / np.where(demand > 0, demand, 1.0), 1.0)
+    budget = np.maximum(cap_w - idle_w, 1e-3 * span)
+    k = np.asarray(clock_exp, dtype=np.float64)
+
+    def power_at(f):
+        return scale * (e_t * f ** (k - 1.0) + e_m) / (period - t + t / f)
+
+    lo, hi = np.full(np.shape(demand), 0.05), np.ones(np.shape(demand))
+    if np.any(spent > budget):
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            over = power_at(mid) > budget
+            lo, hi = np.where(over, lo, mid), np.where(over, mid, hi)
+    binding = spent > budget
+    f = np.where(binding, lo, 1.0)
+    dynamic = np.where(binding, power_at(f), spent)
+    extra = np.maximum(dynamic / budget, 1.0)  # the memory-bound power alone above the limit
+    stretch = np.where(binding, (period - t + t / f) * extra / period, 1.0)  # exactly 1 when not binding
+    return idle_w + dynamic / extra, stretch
 
 
 def rate_scaled(share: np.ndarray, rate: np.ndarray, ref_rate: np.ndarray) -> np.ndarray:

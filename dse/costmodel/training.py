@@ -669,7 +669,6 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     n_gpus = c["num_gpus"]
     mf_tok = model_flops_per_token(c)
     hf_tok = mf_tok + recompute_flops_per_token(c)
-    per_gpu_time = iteration * n_gpus
     total_params, active_params = model_params(c)
 
     # time breakdown of one iteration (sums to iteration_time_s)
@@ -677,16 +676,20 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # average board power: the compute stream's busy time (its slowdown under overlapped
     # communication included), of which the hardware FLOPs at the achieved GEMM rate are tensor
     # time and the rest memory-bound; exposed communication moves data (memory-bound too);
-    # bubbles and host stalls idle
+    # bubbles and host stalls idle. A power limit below the datasheet's stretches the iteration
     compute_s = steady * (Lb * (layer_f + layer_b) + head_w * head_t) + optimizer
     busy_s = compute_s + slow * (steady * Lb * hidden_layer + dp_hidden)
     tensor_s, memory_s = power.busy_split(hf_tok * tokens / n_gpus, c["peak_flops"] * c["eff_matmul"], busy_s)
     comm_s = (steady * Lb * (tp_exp + ep_exp + cp_exp + fsdp_exp) + 2.0 * steady * fsdp_first + pp_exposed
               + dp_exposed + steady * offload_t)
-    watts = power.average_power(c["power_w"], c["power_idle"],
-                                power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
-                                power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
-                                tensor_s, memory_s + comm_s, iteration)
+    watts, stretch = power.capped_power(
+        c["power_w"], c["power_ref_w"], c["power_idle"],
+        power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
+        power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
+        tensor_s, memory_s + comm_s, iteration)
+    power_cap_s = iteration * (stretch - 1.0)
+    iteration = iteration + power_cap_s
+    per_gpu_time = iteration * n_gpus
     out = {
         "iteration_time_s": iteration,
         "tokens_per_s": tokens / iteration,
@@ -722,6 +725,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "overlapped_dp_s": dp_hidden,
         "overlapped_pp_s": np.where(pp_on, 2.0 * p2p_one * m * vpp, 0.0),
         "time_overlap_slowdown_s": slow * (steady * Lb * hidden_layer + dp_hidden),
+        "time_power_cap_s": power_cap_s,
         "host_stall_s": steady * Lb * host_stall,
         "microbatches": m,
         "params_total": total_params,

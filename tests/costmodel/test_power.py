@@ -130,3 +130,53 @@ def test_faster_hbm_moves_the_same_bytes_for_the_same_dynamic_energy():
 def test_without_a_reference_rate_the_shares_apply_as_they_are():
     np.testing.assert_allclose(power.rate_scaled(0.5, np.array([1e12, 2e12]), 0.0), [0.5, 0.5])
     np.testing.assert_allclose(power.rate_scaled(0.5, np.array([1e12, 2e12]), 1e12), [0.5, 1.0])
+
+
+# ---------------------------------------------------------------------------- power limits
+@PROPERTY
+@given(cap=st.floats(100.0, 1400.0), idle=st.floats(0.05, 0.4), tensor=st.floats(0.1, 2.0),
+       hbm=st.floats(0.1, 1.0), tensor_s=seconds, memory_s=seconds, k=st.sampled_from([1.0, 2.0, 3.0]))
+def test_a_lower_power_limit_is_never_faster_and_holds_when_it_can(cap, idle, tensor, hbm, tensor_s, memory_s, k):
+    period = tensor_s + memory_s + 1.0
+    args = (700.0, idle, tensor, hbm, tensor_s, memory_s, period, k)
+    watts, stretch = power.capped_power(cap, *args)
+    lower_w, lower_stretch = power.capped_power(0.9 * cap, *args)
+    assert stretch >= 1.0 and lower_stretch >= stretch * (1 - 1e-9)
+    if cap >= 700.0:  # at or above the datasheet limit: the calibrated time, the step's own draw
+        assert stretch == 1.0
+        assert watts == pytest.approx(power.average_power(700.0, idle, tensor, hbm, tensor_s, memory_s, period))
+    if cap > idle * 700.0 * 1.01:
+        assert watts <= max(cap, idle * 700.0) * (1 + 1e-6)
+
+
+def test_capping_a_gemm_bound_step_by_hand():
+    # 700 W board, 100 W idle floor, a step tensor-bound all of its 1 s at the limit (demand 1.4)
+    watts, stretch = power.capped_power(400.0, 700.0, 100 / 700, 1.4, 0.5, 1.0, 0.0, 1.0, 1.0)
+    # k = 1: energy per FLOP kept, 600 J of dynamic energy at 300 W takes 2 s
+    assert stretch == pytest.approx(2.0, rel=1e-6) and watts == pytest.approx(400.0, rel=1e-6)
+    watts, stretch = power.capped_power(400.0, 700.0, 100 / 700, 1.4, 0.5, 1.0, 0.0, 1.0, 3.0)
+    # k = 3: power falls as f^3, so f = (300/600)^(1/3) and the step takes 1/f
+    assert stretch == pytest.approx(0.5 ** (-1 / 3), rel=1e-6) and watts == pytest.approx(400.0, rel=1e-6)
+
+
+def test_a_memory_bound_decode_step_is_not_slowed_by_a_limit_above_its_draw():
+    cols = columns(model="llama3.1-70b", tp=1, input_len=1000, output_len=1000)
+    full = one(cols, phase=2.0, batch=1.0)
+    capped = one(cols, phase=2.0, batch=1.0, power_w=0.8 * cols["power_w"], power_ref_w=cols["power_w"])
+    assert full["power_per_gpu_w"] < 0.8 * cols["power_w"]
+    assert capped["tokens_per_s"] == pytest.approx(full["tokens_per_s"], rel=1e-12)
+    assert capped["time_power_cap_s"] == 0.0
+
+
+def test_a_lower_limit_slows_a_gemm_bound_training_step_and_the_parts_still_add_up():
+    row = {"tp": 8, "pp": 1, "dp": 8, "cp": 1, "ep": 1, "microbatch": 1, "vpp": 1, "sp": 1, "zero": 1,
+           "recompute": 0, "global_batch": 512, "num_gpus": 64}
+    base = evaluate_training(batch([row], power_ref_w=700.0))
+    capped = evaluate_training(batch([row], power_w=500.0, power_ref_w=700.0))
+    assert capped["iteration_time_s"][0] > base["iteration_time_s"][0]
+    assert capped["power_per_gpu_w"][0] == pytest.approx(500.0, rel=1e-6)
+    assert capped["energy_per_token_j"][0] < base["energy_per_token_j"][0]  # lower clocks, less energy per FLOP
+    parts = ("time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s", "exposed_cp_s", "exposed_fsdp_s",
+             "exposed_pp_s", "exposed_dp_s", "exposed_offload_s", "host_stall_s", "time_overlap_slowdown_s",
+             "time_power_cap_s")
+    assert sum(capped[k][0] for k in parts) == pytest.approx(capped["iteration_time_s"][0], rel=1e-9)
