@@ -392,8 +392,10 @@ def training_breakdown(row: dict[str, float]) -> dict[str, Any]:
     compute = row["time_compute_s"] + row["time_overlap_slowdown_s"]
     head = [("compute", "gemm", compute), ("bubble", "bubble", row["time_bubble_s"]),
             ("host stall", "host", row.get("host_stall_s", 0.0))]
-    serialized = [(k, k, row.get(f"exposed_{k}_s", 0.0) + row.get(f"overlapped_{k}_s", 0.0)) for k in kinds]
-    exposed = [(k, k, row.get(f"exposed_{k}_s", 0.0)) for k in kinds]
+    # clocks slowed under a power limit below the datasheet's (dse.costmodel.power)
+    cap = [("power limit", "power_cap", row.get("time_power_cap_s", 0.0))]
+    serialized = [(k, k, row.get(f"exposed_{k}_s", 0.0) + row.get(f"overlapped_{k}_s", 0.0)) for k in kinds] + cap
+    exposed = [(k, k, row.get(f"exposed_{k}_s", 0.0)) for k in kinds] + cap
     return {"xlabel": "time per iteration (s)", "unit": "s",
             "bars": [_bar("serialized", head + serialized), _bar("overlapped\n(model)", head + exposed)]}
 
@@ -401,6 +403,8 @@ def training_breakdown(row: dict[str, float]) -> dict[str, Any]:
 def inference_breakdown(row: dict[str, float]) -> dict[str, Any]:
     """Where TTFT and ITL go (the serving model overlaps nothing), milliseconds."""
     p = row["pp"]
+    # a power limit below the datasheet's stretches every iteration (prefill and decode alike)
+    stretch = row["iteration_time_s"] / max(row["iteration_time_s"] - row.get("time_power_cap_s", 0.0), 1e-300)
     bars = []
     for label, prefix, times in (("prefill\n(TTFT)", "prefill", p * row["detail_prefill_chunks"]),
                                  ("decode step\n(ITL)", "decode", p)):
@@ -411,7 +415,8 @@ def inference_breakdown(row: dict[str, float]) -> dict[str, Any]:
                                  ("KV-cache reads", "kv_read", d["attn_dec"]),
                                  ("elementwise", "elementwise", d["elem"]), ("LM head", "head", d["head"]),
                                  ("engine overhead", "overhead", d["overhead"]), ("tp", "tp", d["tp"]),
-                                 ("ep", "ep", d["ep"]), ("pp", "pp", d["pp"])]))
+                                 ("ep", "ep", d["ep"]), ("pp", "pp", d["pp"]),
+                                 ("power limit", "power_cap", (stretch - 1.0) * sum(d.values()))]))
     return {"xlabel": "time (ms)", "unit": "ms", "bars": bars}
 
 
@@ -431,8 +436,9 @@ def dlrm_breakdown(row: dict[str, float]) -> dict[str, Any]:
                ("emb_ar", "emb_ar", g["emb_ar_b_exposed"]),
                ("fsdp", "fsdp", g["fsdp_f_exposed"] + g["fsdp_b_exposed"]),
                ("slowdown", "slowdown", g["slowdown"])]
+    cap = [("power limit", "power_cap", float(row.get("time_power_cap_s", 0.0)) * 1e3)]
     return {"xlabel": "time per step (ms)", "unit": "ms",
-            "bars": [_bar("serialized", compute + full), _bar("overlapped\n(model)", compute + exposed)]}
+            "bars": [_bar("serialized", compute + full + cap), _bar("overlapped\n(model)", compute + exposed + cap)]}
 
 
 # ------------------------------------------------------------------------------ per scenario

@@ -18,7 +18,7 @@ KIND_COLOURS = {
     "recompute": "#CC79A7", "tp": "#E69F00", "ep": "#D55E00", "cp": "#009E73", "fsdp": "#F0E442",
     "dp": "#882255", "pp": "#44AA99", "bubble": "#DDDDDD", "optimizer": "#332288",
     "slowdown": "#BBBBBB", "forward": "#C8C8C8", "backward": "#7A7A7A", "offload": "#999933",
-    "host": "#661100",
+    "host": "#661100", "power_cap": "#CC3311",
     # serving
     "kv_read": "#117733", "overhead": "#DDCC77", "prefill": "#C8C8C8", "decode": "#7A7A7A",
     # DLRM
@@ -30,7 +30,7 @@ KIND_LABELS = {
     "cp": "CP K/V ring", "fsdp": "FSDP gathers", "dp": "DP reduction", "pp": "pipeline p2p",
     "bubble": "bubble", "optimizer": "optimizer", "slowdown": "overlap slowdown",
     "forward": "later fwd (block)", "backward": "later bwd (block)", "offload": "activation offload",
-    "host": "host launch stall",
+    "host": "host launch stall", "power_cap": "power limit (slowed clocks)",
     "kv_read": "KV-cache reads", "overhead": "engine overhead", "prefill": "later prefill (block)",
     "decode": "later decode (block)",
     "embedding": "embedding lookup/update", "a2a": "embedding all-to-all", "emb_ar": "emb. grad all-reduce",

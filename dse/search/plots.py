@@ -106,7 +106,7 @@ TIME_PARTS = (
     ("exposed emb. all-reduce", "exposed_emb_allreduce_s", OKABE_ITO["black"], None),
     ("overhead", "time_overhead_s", "#E8E8E8", None),
     ("overlap slowdown", "time_overlap_slowdown_s", "#FFFFFF", "////"),
-    ("power limit (slowed clocks)", "time_power_cap_s", "#FFFFFF", "xx"),
+    ("power limit (slowed clocks)", "time_power_cap_s", "#CC3311", None),
 )
 MEMORY_PARTS = (
     ("embedding tables", "memory_embeddings_bytes", OKABE_ITO["vermillion"]),
