@@ -351,3 +351,26 @@ def test_cli_evaluate_prints_the_layer_table(tmp_path):
                              "--json"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "layer" not in json.loads(result.stdout)  # serving has no training layer
+
+
+@pytest.mark.parametrize("path, cap", [("scenarios/llama2_70b_h100.yaml", 450.0), ("scenarios/dlrm_a_zionex128.yaml", 200.0),
+                                       ("scenarios/gpt_oss_120b_b200_serving.yaml", 450.0)])
+def test_the_model_bar_adds_up_to_the_step_under_a_lower_power_limit(path, cap):
+    """A power limit below the datasheet's stretches the step; the breakdown shows the stretch
+    as its own part, so the model's bar is still the step the cost model gives."""
+    import yaml
+
+    scenario = yaml.safe_load((ROOT / path).read_text())
+    scenario["cluster"]["power_w"] = cap
+    _, meta = scenario_trace(scenario)
+    bars = meta["breakdown"]["bars"]
+    parts = [p for bar in bars for p in bar["parts"]]
+    assert any(kind == "power_cap" and v > 0 for _, kind, v in parts)
+    row = dse.evaluate(scenario).iloc[0]
+    model_bar = bars[-1] if meta["breakdown"]["unit"] == "s" else None
+    if model_bar is not None:  # training: the overlapped bar is the iteration
+        assert model_bar["total_s"] == pytest.approx(row["iteration_time_s"], rel=1e-6)
+    elif "ITL" in bars[-1]["label"]:  # serving: the decode-step bar is the mean iteration (the ITL), ms
+        assert bars[-1]["total_s"] == pytest.approx(row["iteration_time_s"] * 1e3, rel=1e-6)
+    else:  # DLRM: the overlapped bar is the step, ms
+        assert bars[-1]["total_s"] == pytest.approx(row["iteration_time_s"] * 1e3, rel=1e-6)
