@@ -46,7 +46,7 @@ class Hardware:
     overlap_slowdown: float
     rail_optimized: float
     power_w: float  # board power limit (TDP), W
-    power_idle: float  # fraction of power_w a clocked GPU draws with no work (dse.costmodel.power)
+    power_idle: float  # fraction of the datasheet limit a clocked GPU draws with no work (dse.costmodel.power)
     power_tensor: float  # fraction of the dynamic range drawn at the achieved GEMM rate
     power_hbm: float  # fraction of the dynamic range drawn by HBM-bound kernels
     power_ref_w: float  # the preset's power limit, W: where the timings and the idle floor hold

@@ -145,14 +145,7 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "eff_scaleout": (0.8, "fraction of scaleout_bw collectives reach"),
     "overlap_slowdown": (0.0, "compute slowdown while hidden communication runs (fraction)"),
     "rail_optimized": (1.0, "1 if collectives spanning domains use every GPU's NIC"),
-    "power_w": (700.0, "board power limit (TDP) per GPU, W"),
-    "power_idle": (0.19, "fraction of power_w drawn with no kernel working (dse.costmodel.power)"),
-    "power_tensor": (1.40, "fraction of power_w - idle drawn at the achieved GEMM rate"),
-    "power_hbm": (0.53, "fraction of power_w - idle drawn by HBM-bound kernels"),
-    "power_ref_w": (0.0, "the datasheet power limit the timings hold at, W; a lower power_w slows the clocks "
-                         "(dse.costmodel.power.capped_power); 0 = power_w"),
-    "power_ref_flops": (0.0, "peak_flops at which power_tensor holds (the datasheet GPU's); 0 = peak_flops"),
-    "power_ref_hbm_bw": (0.0, "hbm_bw at which power_hbm holds (the datasheet GPU's); 0 = hbm_bw"),
+    **power.POWER_COLUMNS,  # board power limit and the power model
     "price_per_gpu_hour": (0.0, "USD per GPU-hour"),
     "gpus_per_node": (8.0, "GPUs of the job per node (hierarchical sharding)"),
     # DLRM calibration (dse/data/calibration.yaml, keys dlrm_*)
@@ -1074,11 +1067,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     tensor_s, memory_s = power.busy_split(fl * passes * samples / n, c["peak_flops"] * c["eff_matmul"],
                                           busy_s)
     comm_s = fwd_time - comp_f + np.where(train, bwd_time - comp_b, 0.0)  # exposed: moves data
-    watts, stretch = power.capped_power(
-        c["power_w"], c["power_ref_w"], c["power_idle"],
-        power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
-        power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
-        tensor_s, memory_s + comm_s, iteration)
+    watts, stretch = power.step_power(c, tensor_s, memory_s + comm_s, iteration)
     power_cap_s = iteration * (stretch - 1.0)  # a power limit below the datasheet's slows the step
     iteration = iteration + power_cap_s
     per_gpu_time = iteration * n

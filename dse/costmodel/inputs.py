@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .power import POWER_COLUMNS
+
 #: name -> (default, unit / meaning). ``None`` means required.
 COLUMNS: dict[str, tuple[float | None, str]] = {
     # --- model -----------------------------------------------------------------------------
@@ -73,16 +75,7 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "eff_scaleout": (0.8, "fraction of scaleout_bw a large collective reaches"),
     "rail_optimized": (1.0, "1 if collectives spanning NVLink domains use every GPU's NIC (rails)"),
     "overlap_slowdown": (0.0, "compute slowdown while overlapped communication runs (fraction)"),
-    "power_w": (700.0, "board power limit (TDP) per GPU, W"),
-    "power_idle": (0.19, "fraction of power_w a clocked GPU draws with no kernel working (waiting on "
-                         "communication, the host or a pipeline bubble); dse.costmodel.power"),
-    "power_tensor": (1.40, "fraction of the dynamic range (power_w - idle) drawn while tensor cores run "
-                          "at the achieved GEMM rate"),
-    "power_hbm": (0.53, "fraction of the dynamic range drawn while HBM-bound kernels run"),
-    "power_ref_w": (0.0, "the datasheet power limit the timings hold at, W; a lower power_w slows the clocks "
-                         "(dse.costmodel.power.capped_power); 0 = power_w"),
-    "power_ref_flops": (0.0, "peak_flops at which power_tensor holds (the datasheet GPU's); 0 = peak_flops"),
-    "power_ref_hbm_bw": (0.0, "hbm_bw at which power_hbm holds (the datasheet GPU's); 0 = hbm_bw"),
+    **POWER_COLUMNS,  # board power limit and the power model (dse.costmodel.power)
     "price_per_gpu_hour": (0.0, "price per GPU-hour, USD"),
     # --- parallel plan ---------------------------------------------------------------------
     "num_gpus": (None, "GPUs in the job"),

@@ -60,19 +60,15 @@ def average_power(
     memory_s: np.ndarray,
     period_s: np.ndarray,
 ) -> np.ndarray:
-    """Average board power of one GPU over a period, W.
+    """Average board power of one GPU over a period at its datasheet limit, W.
 
     ``tdp_w`` the board power limit (W); ``idle`` the fraction of it a clocked GPU draws with no
     work; ``tensor`` and ``hbm`` the fractions of the dynamic range (TDP - idle) drawn while
     tensor-bound and memory-bound kernels run; ``tensor_s`` and ``memory_s`` the seconds of each
     in the period of ``period_s`` seconds. Never above ``tdp_w`` (the power limit), never below
-    ``idle * tdp_w``.
+    ``idle * tdp_w``. (:func:`capped_power` at a limit equal to the datasheet's.)
     """
-    idle = np.clip(idle, 0.0, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        load = (tensor * np.maximum(tensor_s, 0.0) + hbm * np.maximum(memory_s, 0.0)) / period_s
-    load = np.clip(np.where(np.isnan(load), 0.0, load), 0.0, 1.0)  # inf: busy all the time
-    return tdp_w * (idle + (1.0 - idle) * load)
+    return capped_power(tdp_w, tdp_w, idle, tensor, hbm, tensor_s, memory_s, period_s)[0]
 
 
 def capped_power(
@@ -133,3 +129,30 @@ def rate_scaled(share: np.ndarray, rate: np.ndarray, ref_rate: np.ndarray) -> np
     the same energy per operation, so the share scales with the rate (0 = no reference: as is)."""
     ref = np.asarray(ref_rate, dtype=np.float64)
     return share * np.where(ref > 0, np.asarray(rate, dtype=np.float64) / np.where(ref > 0, ref, 1.0), 1.0)
+
+
+#: The cost-model columns of the power model (name -> (default, meaning)); the defaults are
+#: hopper's calibration (dse/data/calibration.yaml).
+POWER_COLUMNS: dict[str, tuple[float, str]] = {
+    "power_w": (700.0, "board power limit per GPU, W (the TDP unless a what-if lowers or raises it)"),
+    "power_idle": (0.19, "fraction of the datasheet limit a clocked GPU draws with no kernel working (waiting "
+                         "on communication, the host or a pipeline bubble)"),
+    "power_tensor": (1.40, "fraction of the dynamic range (limit - idle) drawn while tensor cores run at the "
+                           "achieved GEMM rate"),
+    "power_hbm": (0.53, "fraction of the dynamic range drawn while HBM-bound kernels run"),
+    "power_ref_w": (0.0, "the datasheet power limit the timings hold at, W; a lower power_w slows the clocks "
+                         "(capped_power); 0 = power_w"),
+    "power_ref_flops": (0.0, "peak_flops at which power_tensor holds (the datasheet GPU's); 0 = peak_flops"),
+    "power_ref_hbm_bw": (0.0, "hbm_bw at which power_hbm holds (the datasheet GPU's); 0 = hbm_bw"),
+}
+
+
+def step_power(c: dict[str, np.ndarray], tensor_s: np.ndarray, memory_s: np.ndarray,
+               period_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`capped_power` of a step from the cost-model columns ``c`` (:data:`POWER_COLUMNS`,
+    peak_flops, hbm_bw): average board power (W) and the period's stretch under the limit."""
+    return capped_power(
+        c["power_w"], c["power_ref_w"], c["power_idle"],
+        rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
+        rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
+        tensor_s, memory_s, period_s)

@@ -682,11 +682,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     tensor_s, memory_s = power.busy_split(hf_tok * tokens / n_gpus, c["peak_flops"] * c["eff_matmul"], busy_s)
     comm_s = (steady * Lb * (tp_exp + ep_exp + cp_exp + fsdp_exp) + 2.0 * steady * fsdp_first + pp_exposed
               + dp_exposed + steady * offload_t)
-    watts, stretch = power.capped_power(
-        c["power_w"], c["power_ref_w"], c["power_idle"],
-        power.rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
-        power.rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
-        tensor_s, memory_s + comm_s, iteration)
+    watts, stretch = power.step_power(c, tensor_s, memory_s + comm_s, iteration)
     power_cap_s = iteration * (stretch - 1.0)
     iteration = iteration + power_cap_s
     per_gpu_time = iteration * n_gpus
