@@ -366,7 +366,8 @@ def whatif(
 ) -> None:
     """Best software configuration per hardware point: curves and heatmaps of the best throughput
     (cost, energy) against hardware knobs, the elasticity of the best plan to each knob and the
-    resource that bounds it, for training, serving and DLRM scenarios. Without --vary: only the
+    resource that bounds it, for training, serving and DLRM scenarios (a serving scenario with an
+    offered request_rate: the fewest GPUs that serve it per point). Without --vary: only the
     sensitivity and the bottleneck."""
     from .errors import InputError
 

@@ -146,6 +146,8 @@ DLRM_TIME_COLUMNS = (
     "exposed_ep_s", "exposed_a2a_s", "exposed_dp_s", "exposed_emb_allreduce_s", "time_overhead_s",
     "time_overlap_slowdown_s", "time_power_cap_s",
 )
+#: GPU counts a what-if at an offered load tries, fewest first, for the fewest that serve it.
+LOAD_GPU_COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 #: Further best_* metrics of a serving what-if (milliseconds).
 SERVING_METRICS = ("itl_ms", "ttft_ms")
 COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp", "a2a", "emb_allreduce")
@@ -396,7 +398,7 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     scenario's own value; dp = num_gpus / (tp*pp) replicas; the batch per replica 1, 2, 3, 4, 6,
     8, ..., 3072, 4096 (powers of two and 1.5 times them) and ``auto`` (the throughput-maximising
     batch that fits) with the scenario's own batch, or only ``auto`` when clients set it
-    (``concurrency``); when the scenario states a draft acceptance, 0-4 draft tokens of
+    (``concurrency``) or the load (``request_rate``); when the scenario states a draft acceptance, 0-4 draft tokens of
     speculative decoding (else the scenario's own). The request shape is the scenario's.
     Latency bounds in milliseconds become the space's constraints.
     """
@@ -404,15 +406,10 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     if spec is None:
         raise single("inference", "a serving scenario needs an inference block {input_len, output_len, ...}",
                      None, scenario.name)
-    if spec.request_rate is not None:
-        raise single("inference.request_rate", "with an offered load every plan that keeps up serves the same "
-                     "tokens/s, so a what-if has no best plan to compare; use dse search with objectives "
-                     "num_gpus and itl_ms (e.g. search_spaces/llama3_70b_serving_rate_h100.yaml)",
-                     spec.request_rate, scenario.name)
     par: dict[str, Any] = {k: sorted(set(v) | {int(getattr(p, k))}) for k, v in SERVING_PARALLEL.items()}
     par["ep"] = sorted(set(MOE_EP if scenario.model.moe is not None else DENSE_EP) | {int(p.ep)})
-    if spec.concurrency is not None:
-        par["batch"] = ["auto"]
+    if spec.concurrency is not None or spec.request_rate is not None:
+        par["batch"] = ["auto"]  # the clients or the offered rate set the batch
     else:
         par["batch"] = [*sorted(set(SERVING_BATCHES) | ({int(spec.batch)} if spec.batch else set())), "auto"]
     own_drafts = {int(spec.speculative_tokens)}
@@ -480,15 +477,22 @@ def base_knob_values(scenario: Scenario) -> dict[str, float]:
 
 
 # ------------------------------------------------------------------------------ scoring
-def _best_of(scored: pd.DataFrame, rate: str = "tokens_per_s") -> pd.Series | None:
+def _best_of(scored: pd.DataFrame, rate: str = "tokens_per_s", lowest: str | None = None) -> pd.Series | None:
     """The feasible row with the highest ``rate`` (tokens/s, samples/s; first on ties: the grid's
-    order), or None."""
+    order), or with the lowest ``lowest`` when given (at an offered load every feasible plan
+    serves the same tokens/s: the lowest ITL), or None."""
     if scored.empty:
         return None
     feasible = scored[scored["feasible"].to_numpy(dtype=bool)]
     if feasible.empty:
         return None
-    return feasible.loc[feasible[rate].idxmax()]
+    return feasible.loc[feasible[lowest].idxmin()] if lowest else feasible.loc[feasible[rate].idxmax()]
+
+
+def _at_load(space: SearchSpace) -> bool:
+    """Whether a space serves an offered load (a serving scenario with a request rate)."""
+    inference = space.spec.scenario.get("inference") or {}
+    return space.kind == "llm_inference" and inference.get("request_rate") is not None
 
 
 def _score(space: SearchSpace, num_gpus: int, knobs: dict[str, float]) -> tuple[pd.Series | None, int, int]:
@@ -498,7 +502,19 @@ def _score(space: SearchSpace, num_gpus: int, knobs: dict[str, float]) -> tuple[
     scored = score_point(space, int(num_gpus), dict(knobs))
     n = len(scored)
     feasible = int(scored["feasible"].sum()) if n else 0
-    return _best_of(scored, throughput(space.kind).rate), n, feasible
+    return _best_of(scored, throughput(space.kind).rate, "itl_ms" if _at_load(space) else None), n, feasible
+
+
+def _fewest_gpus(space: SearchSpace, counts: Sequence[int],
+                 knobs: dict[str, float]) -> tuple[int, pd.Series | None, int, int]:
+    """At an offered load: the fewest of ``counts`` (ascending) with a plan that serves it within
+    the space's bounds, and (GPUs, best row, plans scored there, feasible plans there); the
+    largest count and no row when none does."""
+    for n in counts:
+        best, plans, feasible = _score(space, n, knobs)
+        if best is not None:
+            return n, best, plans, feasible
+    return counts[-1], None, plans, feasible
 
 
 def _plan_columns(plan: Mapping[str, Any] | pd.Series, kind: str = "llm_train") -> dict[str, float]:
@@ -611,7 +627,11 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
     scenario's; a deployment's replicas grow with it). Every valid plan of
     :func:`software_space` is scored per point and the best feasible by tokens/s kept (serving:
     output tokens/s, among the plans within ``max_itl_ms`` and ``max_ttft_ms``, milliseconds;
-    DLRM: samples/s; a DLRM's global batch, in samples, stays the scenario's).
+    DLRM: samples/s; a DLRM's global batch, in samples, stays the scenario's). A serving scenario
+    with an offered ``request_rate``: every plan that keeps up serves the same tokens/s, so a
+    point's best is the fewest GPUs of :data:`LOAD_GPU_COUNTS` with a plan that serves the load
+    within the bounds, then the lowest ITL (at the given counts when ``num_gpus`` is varied); no
+    sensitivity (an empty table).
     Also computes :func:`sensitivity` and :func:`bottleneck` at the scenario's own hardware.
     Raises :class:`dse.errors.InputError` for a bad scenario, knob or value.
     """
@@ -642,23 +662,30 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
                              "scores; use fewer values (or dse search for a sampled co-design study)", sizes)
     base_values = base_knob_values(spec)
     counts = [int(n) for n in grids.get("num_gpus", [spec.cluster.num_gpus])]
-    space = software_space(spec, sorted(set(counts) | {spec.cluster.num_gpus}), max_itl_ms, max_ttft_ms)
+    # an offered load: every plan that keeps up serves the same tokens/s, so each point's best is
+    # the fewest GPUs that serve it (unless the GPU count is varied), then the lowest ITL
+    at_load = serving and spec.inference is not None and spec.inference.request_rate is not None
+    ladder = sorted(set(LOAD_GPU_COUNTS) | {spec.cluster.num_gpus}) if at_load and "num_gpus" not in grids else None
+    space = software_space(spec, ladder or sorted(set(counts) | {spec.cluster.num_gpus}), max_itl_ms, max_ttft_ms)
     kind = space.kind
     names = list(grids)
     hw_names = [k for k in names if k != "num_gpus"]
+
+    def best_at(n: int, point: dict[str, float]) -> tuple[int, pd.Series | None, int, int]:
+        if ladder is not None:
+            return _fewest_gpus(space, ladder, point)
+        return (n, *_score(space, n, point))
 
     rows: list[dict[str, Any]] = []
     knob_rows: list[dict[str, float]] = []
     for combo in itertools.product(*[grids[k] for k in names]):
         point = dict(zip(names, (float(v) for v in combo)))
-        n = int(point.pop("num_gpus", spec.cluster.num_gpus))
-        best, plans, feasible = _score(space, n, point)
+        n, best, plans, feasible = best_at(int(point.pop("num_gpus", spec.cluster.num_gpus)), point)
         shown = {k: point[k] for k in hw_names}
         rows.append(_point_row(shown, n, best, plans, feasible, kind))
         knob_rows.append(point)
-    base_best, plans, feasible = _score(space, spec.cluster.num_gpus, {})
-    base_row = _point_row({k: base_values[k] for k in hw_names}, spec.cluster.num_gpus, base_best, plans, feasible,
-                          kind)
+    base_n, base_best, plans, feasible = best_at(spec.cluster.num_gpus, {})
+    base_row = _point_row({k: base_values[k] for k in hw_names}, base_n, base_best, plans, feasible, kind)
     _split_compute(space, [*rows, base_row], [*knob_rows, {}], base_values)
     for row in (*rows, base_row):  # points without a feasible plan have no split
         for key in time_columns(kind):
@@ -669,7 +696,8 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
         "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain", "plans", "feasible_plans"]))
     points = pd.DataFrame(rows, columns=columns)
     base = pd.Series(base_row)[columns]
-    sens = _sensitivity(spec, space, base_best, spec.cluster.num_gpus, rel_step, base_values)
+    sens = (_sensitivity(spec, space, base_best, spec.cluster.num_gpus, rel_step, base_values) if not at_load
+            else pd.DataFrame(columns=sensitivity_columns(throughput(kind).rate)))
     bound = bottleneck(base, sens)
     notes = []
     if points["feasible_plans"].eq(0).any():
@@ -677,7 +705,18 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
                else "nothing fits in memory, or no plan divides the global batch")
         notes.append(f"{int(points['feasible_plans'].eq(0).sum())} of {len(points)} hardware points have no "
                      f"feasible plan ({why})")
-    if serving:
+    if serving and at_load:
+        bounds = [f"{label} <= {v:g} ms" for label, v in (("ITL", max_itl_ms), ("TTFT", max_ttft_ms)) if v is not None]
+        rate = spec.inference.request_rate
+        how = (f"the fewest GPUs ({', '.join(str(n) for n in ladder[:6])}, ... {ladder[-1]}) with a plan that serves it"
+               if ladder is not None else "at each GPU count, the plan")
+        notes.append(f"serving an offered load of {rate:g} requests/s: every plan that keeps up serves the same "
+                     f"tokens/s, so each point's best is {how}"
+                     + (f" within {' and '.join(bounds)}" if bounds else "") + ", then the lowest ITL; "
+                     "throughput elasticities do not apply (no sensitivity table)")
+        if ladder is not None and points["feasible_plans"].eq(0).any():
+            notes.append(f"no plan on up to {ladder[-1]} GPUs serves the load at some points")
+    elif serving:
         bounds = [f"{label} <= {v:g} ms" for label, v in (("ITL", max_itl_ms), ("TTFT", max_ttft_ms)) if v is not None]
         notes.append("serving: the best plan by output tokens/s" + (f" with {' and '.join(bounds)}" if bounds else
                      " (no latency bound: give --max-itl-ms / --max-ttft-ms to trade throughput for latency)"))
@@ -736,6 +775,12 @@ def sensitivity(scenario: Scenario | str | Path | Mapping[str, Any], plan_row: M
     elif any(plan[k] is None or (isinstance(plan[k], float) and math.isnan(plan[k])) for k in plan_keys(space.kind)):
         plan = None
     return _sensitivity(spec, space, plan, n, rel_step, base_knob_values(spec))
+
+
+def sensitivity_columns(rate: str) -> list[str]:
+    """The columns of :func:`sensitivity` for a throughput named ``rate``."""
+    return ["knob", "resource", "unit", "base", "minus", "plus", rate, f"{rate}_minus", f"{rate}_plus",
+            "elasticity", "elasticity_reoptimized", "plan"]
 
 
 def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | None, num_gpus: int,
@@ -985,7 +1030,8 @@ def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
     if _serving_row(row):
         if _get(row, "ep", 1.0) != 1.0:
             parts.append(f"ep{_get(row, 'ep'):g}")
-        parts.append(f"b{_get(row, 'batch'):g}")
+        batch = _get(row, "batch")  # the mean batch at an offered load (Little's law) is fractional
+        parts.append(f"b{batch:g}" if batch == int(batch) else f"b{batch:.3g}")
         if _get(row, "spec_tokens") > 0:  # speculative decoding: draft tokens per iteration
             parts.append(f"spec{_get(row, 'spec_tokens'):g}")
         return " ".join(parts)
@@ -1104,7 +1150,10 @@ def figure_note(result: WhatIf) -> str | None:
 
 def _title(result: WhatIf, gpus_varied: bool) -> str:
     s = result.scenario
+    rate = s.inference.request_rate if s.inference is not None else None
     where = f"{s.cluster.gpu}, GPU count varied" if gpus_varied else f"{s.cluster.num_gpus}x {s.cluster.gpu}"
+    if rate is not None and not gpus_varied:  # at an offered load each point has its fewest GPUs
+        where = f"fewest {s.cluster.gpu} for {rate:g} req/s"
     limits = [f"{name} <= {result.bounds[key]:g} ms" for key, name in (("max_itl_ms", "ITL"), ("max_ttft_ms", "TTFT"))
               if key in result.bounds]
     serving = f", serving {s.inference.input_len}+{s.inference.output_len} tokens" if s.inference is not None else ""
@@ -1166,6 +1215,9 @@ def _curve_figure(result: WhatIf) -> Any:
     one = "sample" if m.unit == "samples" else "token"
     rate = f"best_{m.per_gpu}"
     panels = [(rate, "output tokens/s\nper GPU" if serving else f"{m.unit}/s per GPU", OKABE_ITO["blue"])]
+    at_load = result.scenario.inference is not None and result.scenario.inference.request_rate is not None
+    if at_load and "num_gpus" not in result.knobs:  # the GPUs the load needs, not a throughput
+        panels = [("num_gpus", "GPUs to serve\nthe load", OKABE_ITO["blue"])]
     if serving:  # the latency the best plan pays for its throughput
         panels.append(("best_itl_ms", "ms per output\ntoken (ITL)", OKABE_ITO["orange"]))
     if (df[f"best_{m.cost}"].fillna(0) > 0).any():
@@ -1366,7 +1418,14 @@ def report_renderables(result: WhatIf) -> list[Any]:
     items.append(Text(title, style="bold"))
     serving = "best_itl_ms" in base.index
     found = math.isfinite(float(base[best_rate]))
-    if found and serving:
+    rate = s.inference.request_rate if s.inference is not None else None
+    if found and serving and rate is not None:
+        items.append(Text(
+            f"fewest GPUs serving {rate:g} requests/s at the scenario's hardware: {int(base['num_gpus'])} "
+            f"({plan_text(base)}), ITL {_n(base['best_itl_ms'])} ms, TTFT {_n(base['best_ttft_ms'])} ms, "
+            f"{_n(base['best_power_per_gpu_w'], 3)} W and {_n(base[f'best_{m.energy}'], 3)} J per output token "
+            f"per GPU"))
+    elif found and serving:
         items.append(Text(
             f"best plan at the scenario's hardware: {plan_text(base)}: {_n(base[best_per_gpu])} "
             f"output tokens/s per GPU, ITL {_n(base['best_itl_ms'])} ms, TTFT {_n(base['best_ttft_ms'])} ms "
@@ -1432,19 +1491,20 @@ def report_renderables(result: WhatIf) -> list[Any]:
             table.add_row(*cells)
         items += [table, Text("")]
 
-    sens = Table(title="Sensitivity of the best plan at the scenario's hardware "
-                       "(elasticity = % throughput per % knob)", title_justify="left", box=None, padding=(0, 1))
-    for header, just in (("knob", "left"), ("resource", "left"), ("base", "right"), ("step to", "right"),
-                         (f"{short}/s -", "right"), (f"{short}/s +", "right"), ("elasticity", "right"),
-                         ("re-optimized", "right"), ("plan", "left")):
-        sens.add_column(header, justify=just, no_wrap=True)
-    for _, r in result.sensitivity.iterrows():
-        unit = "" if r["unit"] == "x" else f" {r['unit']}"
-        step = (f"{_fmt_value(r['plus'])}{unit}" if r["knob"] == "nvlink_domain"
-                else f"{_n(r['minus'], 3)} / {_n(r['plus'], 3)}{unit}")
-        sens.add_row(r["knob"], r["resource"], f"{_n(r['base'], 4)}{unit}", step, _n(r[f"{m.rate}_minus"]),
-                     _n(r[f"{m.rate}_plus"]), _e(r["elasticity"]), _e(r["elasticity_reoptimized"]), r["plan"])
-    items += [sens, Text("")]
+    if len(result.sensitivity):
+        sens = Table(title="Sensitivity of the best plan at the scenario's hardware "
+                           "(elasticity = % throughput per % knob)", title_justify="left", box=None, padding=(0, 1))
+        for header, just in (("knob", "left"), ("resource", "left"), ("base", "right"), ("step to", "right"),
+                             (f"{short}/s -", "right"), (f"{short}/s +", "right"), ("elasticity", "right"),
+                             ("re-optimized", "right"), ("plan", "left")):
+            sens.add_column(header, justify=just, no_wrap=True)
+        for _, r in result.sensitivity.iterrows():
+            unit = "" if r["unit"] == "x" else f" {r['unit']}"
+            step = (f"{_fmt_value(r['plus'])}{unit}" if r["knob"] == "nvlink_domain"
+                    else f"{_n(r['minus'], 3)} / {_n(r['plus'], 3)}{unit}")
+            sens.add_row(r["knob"], r["resource"], f"{_n(r['base'], 4)}{unit}", step, _n(r[f"{m.rate}_minus"]),
+                         _n(r[f"{m.rate}_plus"]), _e(r["elasticity"]), _e(r["elasticity_reoptimized"]), r["plan"])
+        items += [sens, Text("")]
     items.append(Text(f"bottleneck: {result.bound['bottleneck']}", style="bold"))
     items.append(Text(result.bound["explanation"]))
     for note in result.notes:

@@ -396,8 +396,6 @@ def test_serving_what_if_tries_draft_counts_when_an_acceptance_is_stated():
 def test_serving_what_if_errors_name_the_field_and_the_alternative():
     with pytest.raises(InputError, match="vary.exp_tera_per_s"):
         whatif(SERVING, {"exp_tera_per_s": [3.9, 5.0]})
-    with pytest.raises(InputError, match="inference.request_rate.*dse search"):
-        whatif(serving(mode="online", request_rate=5.0))
     with pytest.raises(InputError, match="max_itl_ms.*serving"):
         whatif(SMALL, max_itl_ms=50.0)
     with pytest.raises(InputError, match="max_ttft_ms.*positive"):
@@ -484,3 +482,28 @@ def test_serving_report_says_when_the_scenarios_own_plan_misses_the_bound():
         console.print(item)
     text = console.export_text()
     assert "ITL " in text and "> 15 ms" in text and "output tokens/s per GPU, ITL" in text
+
+
+def test_at_an_offered_load_each_point_takes_the_fewest_gpus_that_serve_it():
+    """A serving scenario with a request rate: every plan that keeps up serves the same tokens/s,
+    so each hardware point's best is the fewest GPUs of the ladder with a plan that serves the
+    load within the bounds (none on one step fewer), then the lowest ITL; more HBM bandwidth
+    never needs more GPUs; no throughput sensitivity is printed."""
+    from dse.whatif import LOAD_GPU_COUNTS, _score, _scenario, report_renderables, serving_space
+
+    scenario = serving(mode="online", request_rate=40.0)
+    result = whatif(scenario, {"hbm_tbps": [2.0, 3.35, 8.0]}, max_itl_ms=50.0)
+    pts = result.points.sort_values("hbm_tbps")
+    gpus = pts["num_gpus"].to_numpy()
+    assert (np.diff(gpus) <= 0).all() and gpus[0] > gpus[-1], gpus
+    tokens = 40.0 * scenario["inference"]["output_len"]
+    np.testing.assert_allclose(pts["best_tokens_per_s"], tokens, rtol=1e-9)  # the load, whatever the point
+    assert (pts["best_itl_ms"] <= 50.0).all()
+    space = serving_space(_scenario(scenario), list(LOAD_GPU_COUNTS), max_itl_ms=50.0)
+    for _, row in pts.iterrows():
+        fewer = [n for n in LOAD_GPU_COUNTS if n < row["num_gpus"]]
+        if fewer:  # one step fewer serves nothing
+            assert _score(space, fewer[-1], {"hbm_tbps": row["hbm_tbps"]})[0] is None
+    assert result.sensitivity.empty and "offered load of 40 requests/s" in " ".join(result.notes)
+    text = " ".join(str(getattr(item, "plain", "")) for item in report_renderables(result))
+    assert "fewest GPUs serving 40 requests/s" in text and "Sensitivity" not in text
