@@ -10,7 +10,8 @@ many tensor-core FLOPs it ran; it splits the busy time in two:
 * ``memory_s``: the rest of the busy time, kernels bound by HBM bandwidth (weight and KV-cache
   streaming in decode, elementwise ops, embedding gathers, the optimizer step).
 
-Exposed communication, pipeline bubbles and host-side (engine) time keep the GPU clocked but
+Exposed collectives move data through HBM and the links, and the cost models count them with
+the memory-bound time; pipeline bubbles and host-side (engine) time keep the GPU clocked but
 idle. The average power is then
 
     P = TDP * (idle + (1 - idle) * min(1, (tensor * tensor_s + hbm * memory_s) / period_s))
@@ -18,16 +19,16 @@ idle. The average power is then
 with three numbers per GPU family (``power_idle``, ``power_tensor``, ``power_hbm`` in
 ``dse/data/calibration.yaml``): the fraction of TDP a clocked GPU draws doing nothing, and the
 fraction of the dynamic range (TDP - idle) that tensor-bound and memory-bound kernels draw.
-``power_tensor`` near 1 says what measurements show: a large GEMM at its achieved rate runs the
+``power_tensor`` above 1 (1.40 fitted) says what measurements show: a GEMM-bound step runs the
 board at its power limit (the clocks then settle where it is met, which the fitted GEMM
 efficiency already contains); ``power_hbm`` well below 1 says a memory-bound kernel streams HBM
 with most of the SMs stalled, so decode draws a fraction of TDP. The cap at TDP is the power
 limit. Node power (CPUs, NICs, fans) is not part of it.
 
-A what-if limit below the datasheet's (``power_w`` under ``power_ref_w``) slows the clocks until
-it holds (:func:`capped_power`): the step's dynamic energy is kept and its period stretched, so a
-GEMM-bound step runs slower at lower power while a memory-bound one that already draws less
-is untouched.
+A what-if limit below the datasheet's (``power_w`` under ``power_ref_w``) slows the SM clock until
+it holds (:func:`capped_power`): tensor-bound time grows as 1/f and its power falls as f^3, so a
+GEMM-bound step runs slower at lower power and less energy, while a memory-bound one that already
+draws less is untouched.
 
 The two shares hold at the rates they were measured at (the GPU's datasheet peak at the run's
 precision and its HBM bandwidth, ``power_ref_flops`` and ``power_ref_hbm_bw``): energy per FLOP
