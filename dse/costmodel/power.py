@@ -120,7 +120,8 @@ def capped_power(
     binding = spent > budget
     f = np.where(binding, lo, 1.0)
     dynamic = np.where(binding, power_at(f), spent)
-    extra = np.maximum(dynamic / budget, 1.0)  # the memory-bound power alone above the limit
+    # the memory-bound power alone above the limit (no dynamic range at all: nothing to slow)
+    extra = np.where(budget > 0, np.maximum(dynamic / np.where(budget > 0, budget, 1.0), 1.0), 1.0)
     stretch = np.where(binding, (period - t + t / f) * extra / period, 1.0)  # exactly 1 when not binding
     return idle_w + dynamic / extra, stretch
 
