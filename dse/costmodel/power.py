@@ -111,13 +111,14 @@ def capped_power(
     def power_at(f):
         return scale * (e_t * f ** (k - 1.0) + e_m) / (period - t + t / f)
 
-    lo, hi = np.full(np.shape(demand), 0.05), np.ones(np.shape(demand))
-    if np.any(spent > budget):
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            over = power_at(mid) > budget
-            lo, hi = np.where(over, lo, mid), np.where(over, mid, hi)
     binding = spent > budget
+    if not np.any(binding):  # every step within its limit (always at the datasheet's): no search
+        return idle_w + spent, np.ones(np.shape(spent))
+    lo, hi = np.full(np.shape(demand), 0.05), np.ones(np.shape(demand))
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        over = power_at(mid) > budget
+        lo, hi = np.where(over, lo, mid), np.where(over, mid, hi)
     f = np.where(binding, lo, 1.0)
     dynamic = np.where(binding, power_at(f), spent)
     # the memory-bound power alone above the limit (no dynamic range at all: nothing to slow)
