@@ -465,7 +465,9 @@ class FinetuneSpec(Spec):
 
 
 class InferenceSpec(Spec):
-    """Serving parameters (modelled by the inference issue; accepted here)."""
+    """Serving parameters: request lengths (tokens), the batch, concurrency or offered load
+    (requests/s), and the engine's storage types, token budget, deployment phase and speculative
+    decoding (``dse/workloads/inference.py`` says how each is modelled)."""
 
     input_len: PositiveInt
     output_len: PositiveInt
