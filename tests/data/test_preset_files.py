@@ -13,7 +13,7 @@ GPU_KEYS = {
     "gpus_per_node", "scaleout_gbitps", "host_link_gbps", "host_memory_gb", "exp_tera_per_s", "power_w", "price_per_gpu_hour", "sources",
 }
 PEAK_KEYS = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}
-GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell"}
+GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell", "tpu"}
 MODEL_KEYS = {
     "aliases", "name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
     "ffn_act", "vocab", "seq_len", "moe", "source",
@@ -92,8 +92,12 @@ def test_gpu_figures_are_positive_and_finite(gpus):
         assert e["family"] in GPU_FAMILIES, f"{name}: family {e['family']!r}"
         for fmt, v in e["peak_tflops"].items():
             assert v is None or _is_pos_number(v), f"{name}: peak_tflops.{fmt} = {v!r}"
-        # every GPU has FP32 and FP16 peaks; only the newer formats may be missing
-        assert e["peak_tflops"]["fp32"] is not None and e["peak_tflops"]["fp16"] is not None, name
+        # every GPU has FP32 and FP16 peaks, only the newer formats may be missing; a TPU has
+        # bf16 matrix units only (no published FP32 or FP16 peak)
+        if e["family"] == "tpu":
+            assert e["peak_tflops"]["bf16"] is not None and e["peak_tflops"]["fp16"] is None, name
+        else:
+            assert e["peak_tflops"]["fp32"] is not None and e["peak_tflops"]["fp16"] is not None, name
         for key in ("hbm_gb", "hbm_tbps", "nvlink_gbps", "scaleout_gbitps", "host_link_gbps", "exp_tera_per_s", "power_w"):
             assert _is_pos_number(e[key]), f"{name}: {key} = {e[key]!r}"
         for key in ("nvlink_domain", "gpus_per_node"):
@@ -108,6 +112,9 @@ def test_gpu_figures_are_positive_and_finite(gpus):
 def test_gpu_figures_are_plausible(gpus):
     for name, e in gpus.items():
         p = e["peak_tflops"]
+        if e["family"] == "tpu":  # bf16 matrix units only: nothing below to compare
+            assert all(p[f] is None for f in ("fp32", "tf32", "fp16", "fp8", "fp4")), name
+            continue
         # tensor-core peaks rise as precision falls; FP32 (CUDA cores) is below the 16-bit tensor peak
         assert p["fp32"] < p["fp16"], name
         if p["bf16"] is not None:
@@ -131,6 +138,18 @@ def test_every_llm_jsonl_gpu_is_a_preset(gpus):
     cases = _llm_cases()
     missing = sorted({c["cluster"]["gpu"] for c in cases} - set(gpus))
     assert not missing, f"GPUs named in llm.jsonl without a gpus.yaml entry: {missing}"
+
+
+def test_every_canonical_gpu_of_the_shared_datasheet_is_a_preset(gpus):
+    """../shared/validation/gpus.md lists the canonical GPU names a validation case may use."""
+    sheet = LLM_JSONL.parent / "gpus.md"
+    if not sheet.exists():
+        pytest.skip(f"{sheet} not present")
+    rows = [ln.split("|")[1].strip() for ln in sheet.read_text(encoding="utf-8").splitlines()
+            if ln.startswith("| ") and not ln.startswith("| GPU ")]
+    assert len(rows) >= 10, rows
+    missing = sorted(set(rows) - set(gpus))
+    assert not missing, f"GPUs of gpus.md without a gpus.yaml entry: {missing}"
 
 
 # -------------------------------------------------------------------------------------- models
