@@ -489,6 +489,12 @@ class InferenceSpec(Spec):
     #: (weight-only quantization: ``precision`` sets the GEMM math and activations, e.g. bf16
     #: with mxfp4 weights is W4A16, fp8 with mxfp4 is W4A8); None = the precision's
     weight_dtype: Literal["fp8", "nvfp4", "mxfp4", "int4"] | None = None
+    #: which linear layers a quantized checkpoint (fp8, fp4, weight_dtype) stores quantized: ``all``
+    #: of them (ModelOpt checkpoints); ``ffn`` only the FFN and expert matrices, the attention
+    #: projections staying 16-bit; ``ffn_except_end_layers`` as ``ffn`` with the first and last
+    #: transformer layers entirely 16-bit (Meta's Llama 3.1 FP8 checkpoints, "The Llama 3 Herd of
+    #: Models" sec. 6.2). 16-bit parts read 16-bit weights and run at the 16-bit tensor rate
+    quant_scope: Literal["all", "ffn", "ffn_except_end_layers"] = "all"
     #: one instance of a disaggregated deployment: ``prefill`` runs prompts only (iterations of
     #: max_num_tokens prompt tokens; its KV is shipped to decode instances), ``decode`` runs
     #: decodes only (requests arrive with their prompt's KV); ``both`` serves whole requests

@@ -189,6 +189,10 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "kv_reserve_output": (1.0, "fraction of the output tokens whose KV blocks are reserved per "
                                "sequence on admission (1: TensorRT-LLM GUARANTEED_NO_EVICT)"),
     "kv_block": (64.0, "tokens per KV-cache block (paged KV cache)"),
+    "attn_16bit": (0.0, "1 if a quantized checkpoint keeps the attention projections 16-bit (only the "
+                         "FFN and expert matrices quantized: Meta's Llama 3.1 FP8); 0 = quantized too"),
+    "end_layers_16bit": (0.0, "1 if a quantized checkpoint keeps its first and last transformer layers "
+                              "entirely 16-bit (Meta's Llama 3.1 FP8); 0 = none"),
     "gemm_in_bytes": (0.0, "bytes per GEMM input activation element; 0 = quantised like the weights "
                            "(min(weight_bytes, act_bytes)); weight-only quantization keeps the "
                            "precision's (2 for W4A16)"),
@@ -406,13 +410,52 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         c["nvlink_latency"], c["scaleout_latency"], c["nvlink_domain"], c["rail_optimized"],
     )
 
-    def gemm(M, K, N, ops=1.0, wbytes=wb, rate=mm_rate):
+    def gemm(M, K, N, ops=1.0, wbytes=wb, rate=mm_rate, xbytes=xb):
         """``ops`` GEMMs (M x K) @ (K x N): roofline of FLOPs (at a depth-dependent fraction of
         the rate) against the weights read once plus the activations in and out."""
         flops = 2.0 * M * K * N * ops
         rate_k = rate * K / (K + k_half)
-        traffic = ops * (wbytes * K * N + xb * M * K + ab * M * N)
+        traffic = ops * (wbytes * K * N + xbytes * M * K + ab * M * N)
         return roof(flops / rate_k, traffic / hbm)
+
+    # checkpoints that quantize only part of the model (quant_scope): 16-bit attention
+    # projections, and 16-bit first and last layers, run as 16-bit GEMMs reading 16-bit weights
+    w16 = np.maximum(wb, 2.0)
+    x16 = np.maximum(xb, ab)
+    attn16 = c["attn_16bit"] > 0
+    wb_attn = np.where(attn16, w16, wb)
+    xb_attn = np.where(attn16, x16, xb)
+    rate_attn = np.where(attn16 & (wb < 2.0), mm16_rate, mm_rate)
+    rate16 = np.where(wb < 2.0, mm16_rate, mm_rate)
+    # layers of the fullest stage kept 16-bit: both ends on one stage, one on a pipeline's first
+    n16 = np.minimum(np.where(c["end_layers_16bit"] > 0, np.where(p > 1, 1.0, 2.0), 0.0), L)
+    u16 = n16 / L  # fraction of the stage's layers in 16 bits
+    any_end16 = bool(np.any(n16 > 0))
+
+    def layer_gemms(M, w_b, x_b, r, w_a, x_a, r_a):
+        """One layer's GEMM times over M tokens: (qkv, out, dense FFN, MoE FFN), the linear
+        weights at w_b bytes (attention projections at w_a), inputs at x_b (x_a), rates r (r_a)."""
+        qkv = gemm(M, h, (a_loc + 2.0 * g_loc) * d, wbytes=w_a, rate=r_a, xbytes=x_a)
+        out = gemm(M, a_loc * d, h, wbytes=w_a, rate=r_a, xbytes=x_a)
+        if any_mla:  # absorbed or not, the up-projections' weights are read and applied per token
+            qkv = np.where(mla, sum(gemm(M, K, N, wbytes=w_a, rate=r_a, xbytes=x_a) for K, N in mla_shapes[:3]), qkv)
+            out = np.where(mla, gemm(M, *mla_shapes[3], wbytes=w_a, rate=r_a, xbytes=x_a), out)
+        up = gemm(M, h, (mats - 1.0) * f_loc, wbytes=w_b, rate=r, xbytes=x_b)
+        down = gemm(M, f_loc, h, wbytes=w_b, rate=r, xbytes=x_b)
+        dense_ffn = up + down
+
+        # MoE: experts touched by the iteration's (pooled) tokens, uniform routing
+        Mp = M * pool
+        hit = 1.0 - np.power(np.clip(1.0 - k / E, 0.0, 1.0), Mp)
+        touched = np.maximum(E_loc * hit, 1e-9)
+        Me = Mp * k / np.maximum(E * hit, 1e-9)
+        experts = (gemm(Me, h, (mats - 1.0) * fe_loc, touched, wbytes=w_b, rate=r, xbytes=x_b)
+                   + gemm(Me, fe_loc, h, touched, wbytes=w_b, rate=r, xbytes=x_b))
+        router = gemm(M, h, E, wbytes=ab, rate=mm16_rate)
+        shared = S * (gemm(M, h, (mats - 1.0) * fe / t, wbytes=w_b, rate=r, xbytes=x_b)
+                      + gemm(M, fe / t, h, wbytes=w_b, rate=r, xbytes=x_b))
+        moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
+        return qkv, out, dense_ffn, moe_ffn
 
     # ------------------------------------------------------------------ one pipeline stage
     def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True):
@@ -426,25 +469,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         """
         q = q_tok if (spec and any_spec) else 1.0
         M = q * n_dec + n_pre
-        qkv = gemm(M, h, (a_loc + 2.0 * g_loc) * d)
-        out = gemm(M, a_loc * d, h)
-        if any_mla:  # absorbed or not, the up-projections' weights are read and applied per token
-            qkv = np.where(mla, sum(gemm(M, K, N) for K, N in mla_shapes[:3]), qkv)
-            out = np.where(mla, gemm(M, *mla_shapes[3]), out)
-        up = gemm(M, h, (mats - 1.0) * f_loc)
-        down = gemm(M, f_loc, h)
+        qkv, out, dense_ffn, moe_ffn = layer_gemms(M, wb, xb, mm_rate, wb_attn, xb_attn, rate_attn)
+        if any_end16:  # the stage's 16-bit end layers, averaged in per layer
+            ends = layer_gemms(M, w16, x16, rate16, w16, x16, rate16)
+            qkv, out, dense_ffn, moe_ffn = ((1.0 - u16) * mine + u16 * end
+                                            for mine, end in zip((qkv, out, dense_ffn, moe_ffn), ends))
         proj = qkv + out
-        dense_ffn = up + down
-
-        # MoE: experts touched by the iteration's (pooled) tokens, uniform routing
-        Mp = M * pool
-        hit = 1.0 - np.power(np.clip(1.0 - k / E, 0.0, 1.0), Mp)
-        touched = np.maximum(E_loc * hit, 1e-9)
-        Me = Mp * k / np.maximum(E * hit, 1e-9)
-        experts = gemm(Me, h, (mats - 1.0) * fe_loc, touched) + gemm(Me, fe_loc, h, touched)
-        router = gemm(M, h, E, wbytes=ab, rate=mm16_rate)
-        shared = S * (gemm(M, h, (mats - 1.0) * fe / t) + gemm(M, fe / t, h))
-        moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
 
         # attention: decode reads the KV cache, prefill is causal FLOPs
         kv_read = n_dec * ctx * kv_elems * kvb  # once per sequence, for all its query tokens
@@ -507,11 +537,16 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     attn_w = h * (a_loc + 2.0 * g_loc) * d + a_loc * d * h
     if any_mla:
         attn_w = np.where(mla, sum(K * N for K, N in mla_shapes), attn_w)
-    w_dense = wb * (attn_w + mats * h * f_loc) + 2.0 * h * ab
-    w_moe = (wb * (attn_w + E_loc * mats * h * fe_loc + S * mats * h * fe / t)
-             + ab * (h * c["experts"] + 2.0 * h))
+    def layer_weights(w_b, w_a):
+        """Bytes of one dense and one MoE layer, linear weights at w_b (attention at w_a)."""
+        w_dense = w_a * attn_w + w_b * mats * h * f_loc + 2.0 * h * ab
+        w_moe = (w_a * attn_w + w_b * (E_loc * mats * h * fe_loc + S * mats * h * fe / t)
+                 + ab * (h * c["experts"] + 2.0 * h))
+        return dense_frac * w_dense + moe_frac * w_moe
+
     emb = hb * V * h / t
-    weights = L * (dense_frac * w_dense + moe_frac * w_moe) + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"])
+    weights = ((L - n16) * layer_weights(wb, wb_attn) + n16 * layer_weights(w16, w16)
+               + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"]))
     kv_tok = L * kv_elems * kvb  # KV bytes per token per GPU
     blk = np.maximum(c["kv_block"], 1.0)
     reserve = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk

@@ -11,7 +11,8 @@ Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weig
 LM head stay 16-bit. ``inference.kv_cache_dtype`` sets the KV cache apart from the weights (e.g.
 bf16 weights with an FP8 cache); ``inference.weight_dtype`` the linear layers' weights apart from
 the GEMM math (weight-only quantization: bf16 with mxfp4 weights is W4A16, the GEMMs at the bf16
-rate reading 17/32 byte per weight). ``inference.batch`` fixes the sequences in flight per replica;
+rate reading 17/32 byte per weight); ``inference.quant_scope`` which of them are quantized (all, or
+the FFNs only, optionally without the first and last layers: Meta's Llama 3.1 FP8). ``inference.batch`` fixes the sequences in flight per replica;
 ``inference.concurrency`` bounds them (online clients of the whole deployment: concurrency / dp
 per replica); ``inference.request_rate`` (requests/s
 offered to the deployment) sets the mean batch that serves that load (Little's law) and the
@@ -105,6 +106,8 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "window_scope": WINDOW_SCOPE[spec.window_scope],
         "phase": {"both": 0.0, "prefill": 1.0, "decode": 2.0}[spec.phase],
         "gemm_in_bytes": gemm_in,
+        "attn_16bit": float(spec.quant_scope != "all"),
+        "end_layers_16bit": float(spec.quant_scope == "ffn_except_end_layers"),
         "spec_tokens": float(spec.speculative_tokens),
         "spec_acceptance": float(spec.draft_acceptance or 0.0),
         "draft_layers": float(spec.draft_layers),
