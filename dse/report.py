@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .costmodel.training import DEGREES_PRODUCT
+
 GIB = 2.0**30
 
 #: Headline metrics of an evaluation, in output order.
@@ -18,6 +20,10 @@ METRIC_KEYS = (
     "hbm_bytes", "exposed_comm_s", "params_total", "params_active", "power_per_gpu_w", "energy_per_token_j",
     "cost_per_mtok_usd",
 )
+#: Metrics that divide by (or multiply with) the cluster's GPU count: not shown for a plan whose
+#: degrees do not multiply to it.
+PER_GPU_KEYS = ("tokens_per_s_per_gpu", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu",
+                "energy_per_token_j", "cost_per_mtok_usd")
 COMM_KINDS = ("tp", "ep", "cp", "fsdp", "pp", "dp")
 #: Parts of one iteration that add up to ``iteration_time_s``: name -> evaluate column.
 TIME_PARTS = {
@@ -119,6 +125,13 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
         rec[key] = _num(row[key])
     rec["feasible"] = bool(row["feasible"])
     rec["infeasible_reason"] = str(row["infeasible_reason"]) or None
+    if row.get("kind") not in DLRM_KINDS and int(row.get("infeasible_mask", 0) or 0) & DEGREES_PRODUCT:
+        # the plan runs on another number of GPUs than the cluster has: figures per GPU, and
+        # energy and cost per token (the cluster's GPUs times the plan's time), mean nothing
+        for key in PER_GPU_KEYS:
+            rec[key] = None
+        rec["per_gpu_note"] = ("figures per GPU, energy and cost are not shown: the plan's degrees do not "
+                               f"multiply to the cluster's {_int(row['num_gpus'])} GPUs")
     rec["breakdown"] = {
         "time_s": {**{k: _num(row[c]) for k, c in TIME_PARTS.items() if c in row},
                    **{k: _num(row[c]) for k, c in OVERLAPPED_PARTS.items() if c in row}},
@@ -165,6 +178,11 @@ def _attention_text(row: Any, layers: float | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- formatting
+def _with_unit(x: float | None, unit: str) -> str:
+    """``fmt(x)`` and its unit, or a bare '-' when there is no figure."""
+    return "-" if fmt(x) == "-" else f"{fmt(x)} {unit}"
+
+
 def fmt(x: float | None, digits: int = 4) -> str:
     """A compact human number: thousands separators from 1000 up, else ``digits`` significant."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
@@ -231,6 +249,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         console.print(Text("feasible", style="bold green"))
     else:
         console.print(Text(f"INFEASIBLE: {rec['infeasible_reason']}", style="bold red"))
+    if rec.get("per_gpu_note"):
+        console.print(Text(rec["per_gpu_note"]))
     console.print()
 
     perf = Table(title="Throughput", title_justify="left", show_header=False, box=None, padding=(0, 2))
@@ -272,11 +292,12 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("average power per GPU", f"{fmt(rec['power_per_gpu_w'])} W")
     if rec.get("kind") == "vit_train" and rec["samples_per_s"]:
         per_image = rec["tokens_per_s"] / rec["samples_per_s"]
-        perf.add_row("energy per image", f"{fmt(rec['energy_per_token_j'] * per_image)} J")
+        energy = rec["energy_per_token_j"]
+        perf.add_row("energy per image", _with_unit(None if energy is None else energy * per_image, "J"))
         if rec["cost_per_mtok_usd"]:
             perf.add_row("cost per million images", f"{rec['cost_per_mtok_usd'] * per_image:.3f} USD")
     else:
-        perf.add_row("energy per token", f"{fmt(rec['energy_per_token_j'])} J")
+        perf.add_row("energy per token", _with_unit(rec["energy_per_token_j"], "J"))
         if rec["cost_per_mtok_usd"]:
             perf.add_row("cost per million tokens", f"{rec['cost_per_mtok_usd']:.3f} USD")
     console.print(perf)

@@ -130,3 +130,29 @@ def test_report_names_latent_and_local_attention_and_the_dispatch():
     assert rec["attention"] == "chunked attention over 8192 tokens on 36 of 48 layers"
     plain = {"model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 8}}
     assert rendered(plain)[0]["attention"] is None
+
+
+@pytest.mark.parametrize("kind", ["train", "serve"])
+def test_a_plan_on_another_gpu_count_shows_no_per_gpu_figures(kind):
+    """tp*pp*dp*cp != num_gpus: the plan's time is for its own GPUs, so figures per GPU of the
+    cluster (MFU above 100% otherwise), energy and cost are blanked, and the report says why;
+    a feasible or merely out-of-memory plan keeps them."""
+    if kind == "train":
+        scenario = {"model": "llama2-70b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
+                    "parallel": {"tp": 4, "pp": 4, "dp": 4, "cp": 3, "microbatch": 1, "global_batch": 128}}
+    else:
+        scenario = {"workload": "inference", "precision": "fp8", "model": "llama2-70b",
+                    "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 4, "dp": 1},
+                    "inference": {"input_len": 128, "output_len": 128}}
+    rec, text = rendered(scenario)
+    assert not rec["feasible"] and "!= num_gpus" in rec["infeasible_reason"]
+    for key in ("tokens_per_s_per_gpu", "mfu", "model_tflops_per_gpu", "energy_per_token_j", "cost_per_mtok_usd"):
+        assert rec[key] is None, key
+    assert rec["tokens_per_s"] > 0
+    assert "not shown: the plan's degrees do not multiply" in text
+    if kind == "train":
+        good = {**scenario, "parallel": {**scenario["parallel"], "cp": 1}}
+    else:
+        good = {**scenario, "cluster": {**scenario["cluster"], "num_gpus": 4}}
+    rec_ok, text_ok = rendered(good)
+    assert rec_ok["tokens_per_s_per_gpu"] > 0 and rec_ok["mfu"] > 0 and "not shown" not in text_ok
