@@ -85,6 +85,21 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- output files
+#: The data folder that sits beside the repository (``../shared``: validation cases, MAD-Max tables).
+SHARED = REPO.parent / "shared"
+
+
+def require_shared(stem: str, *paths: Path) -> None:
+    """Exit with status 2 and one line naming what is missing when a figure's input data from
+    ``../shared`` is not beside this checkout (instead of a traceback)."""
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        names = ", ".join(str(p) for p in missing)
+        print(f"{stem}: needs {names} (the shared data folder beside the repository, ../shared); "
+              "not found, so this figure is skipped", file=sys.stderr)
+        sys.exit(2)
+
+
 def out_dir() -> Path:
     """The output folder, created: ``$DSE_FIGURES_DIR`` if set, else ``<repo>/results/figures``."""
     env = os.environ.get(ENV_OUT)

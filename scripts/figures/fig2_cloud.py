@@ -59,8 +59,8 @@ import numpy as np
 import pandas as pd
 
 from common import (
-    OKABE_ITO, REPO, WIDTH_IN, Timer, figure, finding, log_axis, parser, place_labels, place_note, save,
-    short_plan, style, write_csv,
+    OKABE_ITO, SHARED, WIDTH_IN, Timer, figure, finding, log_axis, parser, place_labels, place_note,
+    require_shared, save, short_plan, style, write_csv,
 )
 from dse.costmodel import dlrm as cm
 from dse.madmax import to_scenario
@@ -72,7 +72,7 @@ from dse.specs import ClusterSpec, ParallelSpec
 from dse.workloads import dlrm as wl
 
 STEM = "fig2_cloud"
-MADMAX = REPO.parent / "shared" / "madmax"
+MADMAX = SHARED / "madmax"
 PRICES = MADMAX / "cloud_prices.csv"
 HOURS, DAY = 3600.0, 86400.0
 
@@ -398,6 +398,7 @@ def legend(fig, data: pd.DataFrame) -> None:
 
 def main() -> None:
     args = parser(__doc__).parse_args()
+    require_shared(STEM, *(MADMAX / f"{t}.csv" for t in ("cloud_prices", "models", "systems", "tasks")))
     counts = [64, 128, 256] if args.quick else [2**k for k in range(6, 12)]
     with Timer(STEM):
         inst = instances()

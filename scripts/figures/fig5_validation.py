@@ -12,18 +12,19 @@ Writes fig5_validation.{png,pdf,csv} (the CSV: one row per predicted case) and i
 
 from __future__ import annotations
 
-from common import REPO, Timer, finding, parser, save, write_csv
+from common import SHARED, Timer, finding, parser, require_shared, save, write_csv
 from dse.validate import validate_cases
 from dse.validation_plot import evaluated_cases, plot_validation, validation_table
 
 STEM = "fig5_validation"
-FILES = [REPO.parent / "shared" / "validation" / "llm.jsonl", REPO.parent / "shared" / "validation" / "dlrm_vit.jsonl"]
+FILES = [SHARED / "validation" / "llm.jsonl", SHARED / "validation" / "dlrm_vit.jsonl"]
 
 
 def main() -> None:
     parser(__doc__).parse_args()  # --quick is accepted (every script takes it) and changes nothing here
+    require_shared(STEM, *FILES)
     with Timer(STEM):
-        cases, summary = validate_cases([f for f in FILES if f.exists()])
+        cases, summary = validate_cases(FILES)
         save(plot_validation(cases, summary), STEM)
         write_csv(validation_table(cases), STEM)
         finding(STEM, sentence(cases, summary))
