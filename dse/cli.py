@@ -144,7 +144,7 @@ def evaluate(
     row = frame.iloc[0]
     rec = evaluation_record(row, source=label)
     rec["name"] = rec["name"] or Path(label.split(":")[0]).stem
-    if spec.kind in ("llm_train", "vit_train"):
+    if spec.kind in ("llm_train", "vit_train", "vit_inference"):
         from .trace import layer_compute
 
         rec["layer"] = layer_compute(spec)

@@ -54,6 +54,7 @@ SERVING_TIME_PARTS = {"GEMMs": "time_gemm_s", "attention": "time_attention_s",
 #: DLRM rows (kinds dlrm_train, dlrm_inference): headline metrics, the parts of one step
 #: (they add up to ``iteration_time_s``) with the hidden part of each collective, and memory.
 DLRM_KINDS = ("dlrm_train", "dlrm_inference")
+VIT_KINDS = ("vit_train", "vit_inference")
 DLRM_KEYS = ("samples_per_s_per_gpu", "dense_params", "embedding_params", "power_per_gpu_w", "energy_per_sample_j",
              "cost_per_msample_usd", "emb_lookups_per_gpu", "emb_a2a_bytes_per_gpu", "emb_exchange_bytes_per_gpu",
              "emb_table_bytes_per_gpu",
@@ -266,17 +267,21 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
         perf.add_row("MFU", pct(rec["mfu"]))
-    elif rec.get("kind") == "vit_train":  # samples are images; tokens are patches (+ class token)
+    elif rec.get("kind") in VIT_KINDS:  # samples are images; tokens are patches (+ class token)
         images = rec["samples_per_s"]
         patches = rec["tokens_per_s"] / images if images else None
-        perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
+        forward_only = rec["kind"] == "vit_inference"
+        perf.add_row("step time (one forward pass)" if forward_only else "iteration time",
+                     f"{fmt(rec['iteration_time_s'])} s")
         perf.add_row("images/s (total)", fmt(images))
         perf.add_row("images/s per GPU", fmt(images / rec["num_gpus"] if images else None))
         perf.add_row("tokens per image", fmt(patches))
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
-        perf.add_row("hardware TFLOP/s per GPU", fmt(rec["hardware_tflops_per_gpu"]))
+        if not forward_only:  # nothing is recomputed in a forward pass: hardware = model FLOPs
+            perf.add_row("hardware TFLOP/s per GPU", fmt(rec["hardware_tflops_per_gpu"]))
         perf.add_row("MFU", pct(rec["mfu"]))
-        perf.add_row("HFU", pct(rec["hfu"]))
+        if not forward_only:
+            perf.add_row("HFU", pct(rec["hfu"]))
     else:
         perf.add_row("iteration time", f"{fmt(rec['iteration_time_s'])} s")
         perf.add_row("tokens/s (total)", fmt(rec["tokens_per_s"]))
@@ -290,7 +295,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                  f"{fmt(rec['params_total'] / 1e9)} B / {fmt(rec['params_active'] / 1e9)} B")
     if rec.get("power_per_gpu_w"):
         perf.add_row("average power per GPU", f"{fmt(rec['power_per_gpu_w'])} W")
-    if rec.get("kind") == "vit_train" and rec["samples_per_s"]:
+    if rec.get("kind") in VIT_KINDS and rec["samples_per_s"]:
         per_image = rec["tokens_per_s"] / rec["samples_per_s"]
         energy = rec["energy_per_token_j"]
         perf.add_row("energy per image", _with_unit(None if energy is None else energy * per_image, "J"))
@@ -306,8 +311,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     hbm = rec["hbm_bytes"] or math.nan
     mem = _memory_table()
     for key, value in rec["breakdown"]["memory_bytes"].items():
-        if serving and not value and key in ("grads", "optimizer", "buffers"):
-            continue  # serving keeps no gradients or optimizer state
+        if (serving or rec.get("kind") == "vit_inference") and not value and key in ("grads", "optimizer", "buffers"):
+            continue  # serving and inference keep no gradients or optimizer state
         mem.add_row(key, f"{value / GIB:.2f}", f"{100 * value / hbm:.1f}")
     _memory_total(mem, rec["memory_per_gpu_bytes"], hbm)
     console.print(mem)
@@ -344,31 +349,34 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                            "captured in CUDA graphs remove it (training.moe_cuda_graphs: true).", style="dim"))
     if rec.get("layer"):
         console.print()
-        _layer_table(console, rec["layer"])
+        _layer_table(console, rec["layer"], forward_only=rec.get("kind") == "vit_inference")
 
 
-def _layer_table(console: Any, layer: dict[str, Any]) -> None:
+def _layer_table(console: Any, layer: dict[str, Any], forward_only: bool = False) -> None:
     """Compute of one transformer layer and microbatch (from :func:`dse.trace.layer_compute`), ms,
-    with the share the softmax exponentials take of the attention."""
+    with the share the softmax exponentials take of the attention; forward only for inference."""
     from rich.table import Table
     from rich.text import Text
 
-    ops = layer["ops"]
+    ops = {k: (f, 0.0 if forward_only else b) for k, (f, b) in layer["ops"].items()}
     total = sum(f + b for f, b in ops.values()) or math.nan
     tt = Table(title="Compute of one layer and microbatch (bottleneck stage)", title_justify="left", box=None,
                padding=(0, 2))
-    for name, justify in (("op", "left"), ("forward, ms", "right"), ("backward, ms", "right"),
-                          ("% of the layer", "right")):
-        tt.add_column(name, justify=justify, style="cyan" if name == "op" else None)
+    columns = (("op", "left"), ("forward, ms", "right"), ("backward, ms", "right"), ("% of the layer", "right"))
+    for name, justify in columns:
+        if not (forward_only and name.startswith("backward")):
+            tt.add_column(name, justify=justify, style="cyan" if name == "op" else None)
     for name, (f, b) in ops.items():
         if f or b:
-            tt.add_row(name, f"{f * 1e3:.4g}", f"{b * 1e3:.4g}", f"{100 * (f + b) / total:.1f}")
+            middle = [f"{f * 1e3:.4g}"] + ([] if forward_only else [f"{b * 1e3:.4g}"])
+            tt.add_row(name, *middle, f"{100 * (f + b) / total:.1f}")
     fwd, bwd = sum(f for f, _ in ops.values()), sum(b for _, b in ops.values())
-    tt.add_row(Text("layer", style="bold"), Text(f"{fwd * 1e3:.4g}", style="bold"),
-               Text(f"{bwd * 1e3:.4g}", style="bold"), "100.0")
+    middle = [Text(f"{fwd * 1e3:.4g}", style="bold")] + ([] if forward_only else [Text(f"{bwd * 1e3:.4g}", style="bold")])
+    tt.add_row(Text("layer", style="bold"), *middle, "100.0")
     console.print(tt)
     attn = sum(ops.get("attention", (0.0, 0.0)))
-    soft = sum(layer.get("softmax_s", (0.0, 0.0)))
+    soft = layer.get("softmax_s", (0.0, 0.0))
+    soft = soft[0] if forward_only else sum(soft)
     if attn > 0 and soft > 0:
         console.print(Text(f"softmax exponentials: {soft * 1e3:.4g} ms of the attention's {attn * 1e3:.4g} ms "
                            f"({100 * soft / attn:.0f}%) is time the special-function units add over a free "

@@ -453,7 +453,7 @@ def scenario_trace(scenario) -> tuple[list[Event], dict[str, Any]]:
     kind = spec.kind
     base = {"scenario": spec.name, "kind": kind, "model": spec.model.name, "gpu": spec.cluster.gpu,
             "num_gpus": spec.cluster.num_gpus}
-    if kind in ("llm_train", "vit_train"):
+    if kind in ("llm_train", "vit_train", "vit_inference"):
         return _training_trace(spec, base)
     if kind == "llm_inference":
         return _inference_trace(spec, base)
@@ -465,7 +465,7 @@ def scenario_trace(scenario) -> tuple[list[Event], dict[str, Any]]:
 def _training_columns(spec) -> dict[str, float]:
     from .api import scenario_columns
 
-    if spec.kind == "vit_train":
+    if spec.kind in ("vit_train", "vit_inference"):
         from .workloads.vit import vit_columns
 
         return vit_columns(spec)
@@ -515,7 +515,7 @@ def _training_trace(spec, base):
     out = evaluate_training_detail(cols)
     row = {**cols, **{k: float(v[0]) for k, v in out.items()}}
     events = schedule(row)
-    if spec.kind == "vit_train":  # an image classifier: the head sees the class token only
+    if spec.kind in ("vit_train", "vit_inference"):  # an image classifier: the head sees the class token only
         events = [_rename(e, "LM head + loss", "classifier head + loss") for e in events]
     meta = {
         **base, "iteration_time_s": row["iteration_time_s"], "totals_s": {"iteration": row["iteration_time_s"]},
@@ -523,7 +523,7 @@ def _training_trace(spec, base):
                    f"{DETAILED_MICROBATCHES} microbatches op by op, later ones one block per pass"),
         "breakdown": training_breakdown(row),
     }
-    if spec.kind == "vit_train":
+    if spec.kind in ("vit_train", "vit_inference"):
         meta["labels"] = {"head": "classifier head"}
     return events, meta
 

@@ -204,13 +204,10 @@ def tiny_jsonl(tmp_path):
         pytest.skip(f"{LLM_JSONL} not found: the shared/ folder beside the repo holds the validation cases")
     lines = [line for line in LLM_JSONL.read_text().splitlines() if line.strip()]
     train = next(line for line in lines if json.loads(line)["workload"] == "train")
-    # a kind of run the model does not cover (ViT serving): listed as skipped, never dropped
-    unmodelled = {"id": "vit-serving", "source": "made up", "workload": "inference", "precision": "bf16",
-                  "model": {"name": "ViT-L/16", "family": "vit", "layers": 24, "hidden": 1024, "heads": 16,
-                            "ffn_hidden": 4096, "patch": 16, "image_size": 224},
-                  "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 8},
-                  "inference": {"input_len": 197, "output_len": 1},
-                  "target": {"metric": "samples_per_s", "value": 1000.0}}
+    # a figure the model does not predict for that kind of run (a training run's time to first
+    # token): listed as skipped, never dropped
+    unmodelled = {**json.loads(train), "id": "train-ttft", "source": "another source",
+                  "target": {"metric": "ttft_ms", "value": 100.0}}
     path = tmp_path / "tiny.jsonl"
     path.write_text(train + "\n" + json.dumps(unmodelled) + "\n")
     return path, json.loads(train)["id"], unmodelled["id"]
@@ -222,7 +219,7 @@ def test_validate_prints_both_cases_and_skips_inference(tiny_jsonl):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert train_id in out and infer_id in out
-    assert "skipped" in out and "not modelled" in out
+    assert "skipped" in out and "ttft_ms" in out
     assert "MAPE" in out and "overall" in out
 
 
@@ -238,7 +235,7 @@ def test_validate_json(tiny_jsonl):
         for key in ("id", "source", "metric", "measured", "predicted", "error", "status", "reason"):
             assert key in c
     assert cases[infer_id]["status"] == "skipped" and cases[infer_id]["error"] is None
-    assert "vit_inference" in cases[infer_id]["reason"] and "not modelled" in cases[infer_id]["reason"]
+    assert "ttft_ms" in cases[infer_id]["reason"]
     train = cases[train_id]
     assert train["status"] == "ok"
     assert train["error"] == pytest.approx((train["predicted"] - train["measured"]) / train["measured"])

@@ -174,3 +174,60 @@ def test_calibrate_vit_refits_the_shipped_factor():
     assert script.fit(cases) == {"ampere": calibration_table()["ampere"]["vit_matmul"]}
     err = script.errors(cases, np.array([1.0, calibration_table()["ampere"]["vit_matmul"]]))
     assert script.loss(err[1]) < script.loss(err[0])  # the fitted factor beats the LLM figure
+
+
+# ---------------------------------------------------------------------------- inference
+def inference_case(**changes):
+    """The same ViT run as inference (MAD-Max's vit_inference task): one forward pass per batch."""
+    case = vit_case(recompute="full", **changes)
+    case["workload"] = "inference"
+    return case
+
+
+def test_vit_inference_is_the_training_forward_alone():
+    """An inference step is one forward pass: its compute is the training step's forward part
+    (every layer, the patch embedding and the class-token head), nothing runs backward, no
+    gradient, optimizer state, recompute or stored activation exists, model FLOPs are a third
+    of the training step's (2 N per token instead of 6 N), and it is faster than training."""
+    from dse.costmodel.training import evaluate_training_detail
+
+    train, infer = vit_case(), inference_case()
+    t = evaluate(scenario_from_dict(train)).iloc[0]
+    i = evaluate(scenario_from_dict(infer)).iloc[0]
+    assert scenario_from_dict(infer).kind == "vit_inference" and bool(i["feasible"])
+    cols = columns(infer)
+    assert cols["forward_only"] == 1 and cols["frozen_layers"] == 24 and cols["recompute"] == 0
+    detail = {k: float(v[0]) for k, v in evaluate_training_detail(columns(train)).items()}
+    fwd_layer = sum(detail[f"detail_{op}_f"] for op in ("qkv", "attn", "out", "ffn", "elem"))
+    # one microbatch of 128 images per GPU: 24 layers forward plus the patch embedding and head
+    assert i["time_compute_s"] >= 24 * fwd_layer * (1 - 1e-9)
+    assert i["time_compute_s"] < 1.05 * 24 * fwd_layer
+    assert i["memory_grads_bytes"] == 0 and i["memory_optimizer_bytes"] == 0
+    assert i["memory_activations_bytes"] < 0.05 * t["memory_activations_bytes"]
+    assert i["exposed_dp_s"] == 0
+    assert i["model_tflops_per_gpu"] * i["iteration_time_s"] == pytest.approx(
+        t["model_tflops_per_gpu"] * t["iteration_time_s"] / 3, rel=1e-9)
+    assert i["hardware_tflops_per_gpu"] == pytest.approx(i["model_tflops_per_gpu"], rel=1e-12)
+    assert i["samples_per_s"] > 2 * t["samples_per_s"]
+
+
+def test_vit_inference_reports_images_and_no_backward(tmp_path):
+    """`dse evaluate` of a ViT inference scenario: images per second, a forward-only layer table,
+    no gradient or optimizer rows."""
+    import yaml
+    from rich.console import Console
+
+    from dse.report import evaluation_record, render_evaluation
+    from dse.trace import layer_compute
+
+    spec = scenario_from_dict(inference_case())
+    rec = evaluation_record(evaluate(spec).iloc[0])
+    rec["layer"] = layer_compute(spec)
+    console = Console(record=True, width=140, color_system=None)
+    render_evaluation(console, rec)
+    text = console.export_text()
+    for row in ("step time (one forward pass)", "images/s per GPU", "energy per image", "forward, ms"):
+        assert row in text, row
+    for row in ("backward, ms", "HFU", "grads", "optimizer", "tokens/s"):
+        assert row not in text, row
+    assert yaml.safe_dump(rec)  # JSON-ready

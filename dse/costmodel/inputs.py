@@ -108,6 +108,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "lora_qkv": (1.0, "1 if LoRA adapts the QKV projection"),
     "lora_out": (1.0, "1 if LoRA adapts the attention output projection"),
     "lora_ffn": (0.0, "1 if LoRA adapts the FFN matrices"),
+    "forward_only": (0.0, "1 for inference on the training model (a ViT's forward pass over a batch): "
+                          "every layer frozen, no backward, and the FLOPs counted are the forward's"),
     # --- numerics and overlap --------------------------------------------------------------
     "act_bytes": (2.0, "bytes per activation element"),
     "weight_bytes": (2.0, "bytes per weight (compute copy)"),

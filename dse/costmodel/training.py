@@ -667,8 +667,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # ------------------------------------------------------------------ metrics
     tokens = c["global_batch"] * s
     n_gpus = c["num_gpus"]
-    mf_tok = model_flops_per_token(c)
-    hf_tok = mf_tok + recompute_flops_per_token(c)
+    fwd_only = c["forward_only"] > 0
+    mf_tok = np.where(fwd_only, model_flops_per_token(c) / 3.0, model_flops_per_token(c))
+    hf_tok = mf_tok + np.where(fwd_only, 0.0, recompute_flops_per_token(c))
     total_params, active_params = model_params(c)
 
     # time breakdown of one iteration (sums to iteration_time_s)

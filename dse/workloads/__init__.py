@@ -19,6 +19,7 @@ MODULES = {
     "dlrm_train": "dse.workloads.dlrm",
     "dlrm_inference": "dse.workloads.dlrm",
     "vit_train": "dse.workloads.vit",
+    "vit_inference": "dse.workloads.vit",
 }
 _EVALUATORS: dict[str, Callable[[list], pd.DataFrame]] = {}
 

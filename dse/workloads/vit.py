@@ -1,11 +1,13 @@
-"""Vision transformers (training): the LLM training model with an encoder's attention.
+"""Vision transformers (training and inference): the LLM training model with an encoder's attention.
 
 A ViT layer is a transformer layer over (image/patch)^2 + 1 tokens with bidirectional attention
 (no causal halving of the s^2 work) and a 2-matrix GELU MLP; the input side is the patch
 embedding, a GEMM of channels*patch^2 by hidden per token, instead of a vocabulary lookup; the
 classifier head sees only the class token. Samples are images: ``global_batch`` counts images and
 ``samples_per_s`` is images per second. Everything else (parallelism, memory, overlap) is
-:mod:`dse.costmodel.training`.
+:mod:`dse.costmodel.training`. Inference (``workload: inference``, as MAD-Max's ViT inference
+task) is the same model run forward only: one pass over ``global_batch`` images, every weight
+frozen, no activation kept for a backward, FSDP gathering each layer's weights once.
 
 The GEMMs run at the family's training GEMM efficiency times ``vit_matmul`` (calibration.yaml):
 the ViT training stacks that published their throughput (PyTorch FSDP in MAD-Max's sheet, T5X/XLA
@@ -62,13 +64,21 @@ def vit_columns(scenario: Scenario) -> dict[str, float]:
     cols.update(causal=0.0, input_proj_dim=float(model.channels * model.patch**2),
                 head_fraction=1.0 / model.tokens,
                 eff_matmul=cols["eff_matmul"] * factor, power_tensor=cols["power_tensor"] * factor)
+    if scenario.workload == "inference":
+        # one forward pass over the batch (MAD-Max's ViT inference): every layer, the patch
+        # embedding and the head frozen with no gradient to carry, so nothing runs backward,
+        # nothing is kept for it or recomputed, and no gradient is synchronised
+        cols.update(frozen_layers=float(model.layers), freeze_embeddings=1.0, lora_rank=0.0,
+                    forward_only=1.0, recompute=0.0)
     return cols
 
 
 @register("vit_train")
+@register("vit_inference")
 def evaluate(specs: list[Scenario], explain: bool = True) -> pd.DataFrame:
-    """ViT training scenarios in one vectorized call; ``step_time_s`` and ``tflops_per_gpu``
-    (model FLOP/s per GPU, as the validation cases count them) are added."""
+    """ViT training (and forward-only inference) scenarios in one vectorized call;
+    ``step_time_s`` and ``tflops_per_gpu`` (model FLOP/s per GPU, as the validation cases count
+    them) are added. An inference step is one forward pass over ``global_batch`` images."""
     rows = []
     for i, s in enumerate(specs):
         try:
