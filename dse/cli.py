@@ -204,6 +204,10 @@ def validate(
         cases, summary = validate_cases(files, source=source, by=fields)
     except (InputError, OSError) as err:
         _bad_input(err)
+    if len(cases) == 0:
+        names = ", ".join(str(f) for f in files)
+        _fail(f"{names}: no case whose source contains '{source}' (--source matches any part of a case's "
+              "source, in any case)" if source else f"{names}: no validation case (the files hold no JSON line)")
 
     records = cases_records(cases)
     if as_json:
@@ -232,19 +236,19 @@ def validate(
 @app.command()
 def search(
     space: Path = typer.Argument(..., metavar="SPACE", help="A search-space file (search_spaces/*.yaml)."),
-    out: Path | None = typer.Option(None, "--out", help="Results folder [default: results/<study>]."),
-    study_name: str | None = typer.Option(None, "--study-name", help="Optuna study name [default: the space's name]."),
-    storage: str | None = typer.Option(None, "--storage", help="Optuna storage URL, shared by every process given it (postgresql://USER@HOST:PORT/DB for many hosts) [default: the journal file in the results folder]."),
+    out: Path | None = typer.Option(None, "--out", help="Results folder (default: results/<study>)."),
+    study_name: str | None = typer.Option(None, "--study-name", help="Optuna study name (default: the space's name)."),
+    storage: str | None = typer.Option(None, "--storage", help="Optuna storage URL, shared by every process given it (postgresql://USER@HOST:PORT/DB for many hosts) (default: the journal file in the results folder)."),
     n_trials: int | None = typer.Option(None, "--n-trials", min=1, help="Trials this process completes (K processes given N leave K*N)."),
-    total_trials: int | None = typer.Option(None, "--total-trials", min=1, help="Stop when the study holds this many completed trials, counting earlier runs and other workers [default without --n-trials: the space's n_trials]."),
+    total_trials: int | None = typer.Option(None, "--total-trials", min=1, help="Stop when the study holds this many completed trials, counting earlier runs and other workers (default without --n-trials: the space's n_trials)."),
     timeout: float | None = typer.Option(None, "--timeout", min=0.0, help="Stop asking new trials after this many seconds."),
     workers: int = typer.Option(1, "--workers", min=1, help="joblib worker processes scoring trials or chunks."),
     backend: str = typer.Option("loky", "--backend", help="joblib backend: loky (processes), threading, or dask (with --scheduler)."),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address for --backend dask, e.g. tcp://HOST:8786."),
     heartbeat: float = typer.Option(10.0, "--heartbeat", min=0.1, help="Seconds between this worker's liveness records; a worker silent for 3 heartbeats is taken as dead and its running trials are re-queued."),
-    seed: int | None = typer.Option(None, "--seed", help="Sampler seed [default: the space's]."),
-    mode: str | None = typer.Option(None, "--mode", help="nested | exhaustive | optuna | auto [default: the space's]."),
-    sampler: str | None = typer.Option(None, "--sampler", help="tpe | nsga2 | random [default: the space's]."),
+    seed: int | None = typer.Option(None, "--seed", help="Sampler seed (default: the space's)."),
+    mode: str | None = typer.Option(None, "--mode", help="nested | exhaustive | optuna | auto (default: the space's)."),
+    sampler: str | None = typer.Option(None, "--sampler", help="tpe | nsga2 | random (default: the space's)."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the figures (dse plot makes them later)."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of the table."),
 ) -> None:

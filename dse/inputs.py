@@ -19,18 +19,45 @@ NUMBER_ERRORS = ("float_type", "int_type", "float_parsing", "int_parsing", "fini
 _TYPE_PARTS = ("int", "float", "bool", "str", "constrained-int", "constrained-float")
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader that refuses a key given twice in one mapping (plain YAML keeps the
+    last one silently: ``num_gpus: 64`` then ``num_gpus: 128`` would run 128)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, typing.Hashable) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key '{key}' is given twice (lines {seen[key]} and {line}); keep one")
+            if isinstance(key, typing.Hashable):
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _reject_duplicate_json_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads(object_pairs_hook=...)``: a key given twice in one object is an error."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key '{key}' is given twice in one object; keep one")
+        out[key] = value
+    return out
+
+
 def read_document(path: Path) -> tuple[Any, str]:
     """Parse a YAML (or, for ``.json``, JSON) file: (data, text). NaN and Infinity in JSON
-    are rejected; errors name the file."""
+    and keys given twice in one mapping are rejected; errors name the file."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise single("", f"cannot read file: {err.strerror}", source=str(path)) from None
     try:
         if path.suffix.lower() == ".json":
-            data = json.loads(text, parse_constant=reject_constant)
+            data = json.loads(text, parse_constant=reject_constant, object_pairs_hook=_reject_duplicate_json_keys)
         else:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
     except (json.JSONDecodeError, yaml.YAMLError, ValueError) as err:
         raise single("", f"cannot parse file: {err}", source=str(path)) from None
     return data, text

@@ -262,7 +262,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("time to first token (TTFT)", f"{fmt(serving.get('ttft_ms'))} ms")
         perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
         perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
-        perf.add_row("batch (largest that fits)", f"{fmt(serving.get('batch'))} ({fmt(serving.get('batch_max'))})")
+        perf.add_row("batch per replica (most memory and token budget allow)",
+                     f"{fmt(serving.get('batch'))} ({fmt(serving.get('batch_max'))})")
         perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
         perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))

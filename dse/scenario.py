@@ -27,6 +27,10 @@ def load_scenario(source: str | Path | dict[str, Any]) -> Scenario:
         return scenario_from_dict(source)
     path = Path(source)
     data = read_mapping(path)
+    if isinstance(data.get("scenario"), dict):  # a search space: fixed parts plus dimensions
+        raise single("scenario", "this file is a search space (a 'scenario' block of fixed parts and the "
+                     "dimensions to explore), not one scenario: run `dse search` on it; `dse evaluate` and "
+                     "`dse whatif` take one scenario (scenarios/*.yaml)", source=str(path))
     try:
         return scenario_from_dict(data)
     except InputError as err:

@@ -160,6 +160,16 @@ def test_evaluate_bad_yaml(tmp_path):
     assert_clean_failure(run("evaluate", path), "broken.yaml", "cannot parse")
 
 
+@pytest.mark.parametrize("name, text", [
+    ("dup.yaml", GOOD + "cluster: {gpu: H100, num_gpus: 16}\n"),
+    ("nested.yaml", GOOD.replace("num_gpus: 8", "num_gpus: 8, num_gpus: 16")),
+    ("dup.json", '{"model": "llama2-7b", "model": "llama2-13b"}'),
+])
+def test_a_key_given_twice_is_an_error_not_the_last_one_silently(tmp_path, name, text):
+    path = write(tmp_path, name, text)
+    assert_clean_failure(run("evaluate", path), name, "given twice")
+
+
 def test_evaluate_string_number(tmp_path):
     path = write(tmp_path, "string_number.yaml", GOOD.replace("num_gpus: 8", 'num_gpus: "8"'))
     assert_clean_failure(run("evaluate", path), "string_number.yaml", "cluster.num_gpus", "'8'")
@@ -279,3 +289,25 @@ def test_evaluate_infeasible_plan_is_a_result_not_an_error(tmp_path):
     assert "INFEASIBLE" in result.stdout and "out of memory" in result.stdout
     data = json.loads(run("evaluate", path, "--json").stdout)
     assert data["feasible"] is False and "out of memory" in data["infeasible_reason"]
+
+
+def test_search_help_shows_every_default():
+    """Rich reads "[...]" in help text as markup and drops it: the defaults are in parentheses."""
+    result = run("search", "--help")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.replace("│", " ").split())
+    for default in ("(default: results/<study>)", "(default: the space's name)", "(default: the space's)"):
+        assert default in text, default
+
+
+def test_evaluate_given_a_search_space_says_to_search_it():
+    result = run("evaluate", ROOT / "search_spaces" / "quickstart.yaml")
+    assert_clean_failure(result, "quickstart.yaml", "search space", "dse search")
+    assert "problems" not in result.stderr
+
+
+def test_validate_with_nothing_to_check_says_so(tiny_jsonl, tmp_path):
+    path, _, _ = tiny_jsonl
+    assert_clean_failure(run("validate", path, "--source", "no such source"), "no case whose source contains")
+    empty = write(tmp_path, "empty.jsonl", "\n")
+    assert_clean_failure(run("validate", empty), "empty.jsonl", "no validation case")
