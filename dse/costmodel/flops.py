@@ -199,6 +199,41 @@ def model_flops_per_token(c):
     return 3.0 * fwd
 
 
+def executed_flops_per_token(c):
+    """FLOPs the GPUs run per trained token, recompute aside: the forward, and a backward only
+    where a gradient is needed (fine-tuning).
+
+    A trainable layer runs 3x its forward. A frozen layer that a gradient still passes through
+    (something trainable below it, or LoRA adapters in it) skips its weight gradients: its linear
+    layers 2x, the attention core 3x. Frozen layers with nothing trainable below run forward only.
+    The output head likewise (3x trainable, 2x frozen with something trainable below, 1x when
+    nothing trains). LoRA freezes every base weight, the gradient passing through every layer,
+    and adds its adapters (2 r (K + N) forward FLOPs per token and target, 3x). With nothing
+    frozen this equals :func:`model_flops_per_token`.
+    """
+    dense, moe, core = layer_forward_flops_per_token(c)
+    L = c["layers"]
+    n_moe = c["moe_layers"]
+    layer = ((L - n_moe) * dense + n_moe * moe) / np.maximum(L, 1.0)  # mean forward per layer
+    linear = layer - core
+    h, V = c["hidden"], c["vocab"]
+    head = 2.0 * h * V * c.get("head_fraction", 1.0)
+    r = np.asarray(c.get("lora_rank", 0.0), dtype=np.float64)
+    lora = r > 0
+    frozen_emb = np.asarray(c.get("freeze_embeddings", 0.0), dtype=np.float64) > 0
+    frozen = np.where(lora, L, np.clip(c.get("frozen_layers", 0.0), 0.0, L))
+    no_flow = frozen_emb & ~lora  # frozen layers have nothing trainable below them
+    frozen_layer = np.where(no_flow, layer, 2.0 * linear + 3.0 * core)
+    layers = (L - frozen) * 3.0 * layer + frozen * frozen_layer
+    trains = (frozen < L) | lora | ~frozen_emb  # some weight gets a gradient
+    head_cost = np.where(~(frozen_emb | lora), 3.0, np.where(trains, 2.0, 1.0)) * head
+    a, g, d, f, mats = c["heads"], c["kv_heads"], c["head_dim"], c["ffn_hidden"], c["ffn_mats"]
+    targets = (c.get("lora_qkv", 1.0) * (h + (a + 2.0 * g) * d) + c.get("lora_out", 1.0) * (a * d + h)
+               + c.get("lora_ffn", 0.0) * ((h + (mats - 1.0) * f) + (f + h)))
+    adapters = np.where(lora, 3.0 * L * 2.0 * r * targets, 0.0)
+    return layers + head_cost + adapters
+
+
 def recompute_flops_per_token(c):
     """Extra forward FLOPs per token that activation recompute adds (0 none, 1 selective, 2 full)."""
     dense, moe, core = layer_forward_flops_per_token(c)

@@ -59,7 +59,8 @@ import numpy as np
 from . import collectives as coll
 from . import power
 from .flops import (attention_core_flops_per_key, attention_span, is_mla, layer_params, mla_projection_shapes,
-                    model_flops_per_token, model_params, recompute_flops_per_token, softmax_exp_factor)
+                    executed_flops_per_token, model_flops_per_token, model_params, recompute_flops_per_token,
+                    softmax_exp_factor)
 from .inputs import broadcast_columns
 from .memory import frozen_input_savings, layer_activation_bytes, selective_savings
 
@@ -328,11 +329,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     T_head = T * c["head_fraction"]  # tokens through the output head
     head_f, head_b = linear(T_head, h, V / t)  # LM head, then fp32 cross-entropy passes over logits
+    # a frozen head (freeze_embeddings, LoRA) skips its weight gradient; with nothing trainable
+    # anywhere (every layer frozen, embeddings too: a forward pass) it runs no backward at all
+    frozen_head = (c["freeze_embeddings"] > 0) | lora
+    nothing_trains = no_flow & (frozen >= c["layers"])
+    head_b = np.where(frozen_head, gemm(T_head, V / t, h), head_b)
     head_f = head_f + 12.0 * T_head * V / t / hbm
-    head_b = head_b + 12.0 * T_head * V / t / hbm
+    head_b = np.where(nothing_trains, 0.0, head_b + 12.0 * T_head * V / t / hbm)
     k_in = c["input_proj_dim"]  # ViT: the patch embedding is a GEMM on the first stage
     in_f, in_b = linear(T, np.maximum(k_in, 1.0), h)
-    in_f, in_b = np.where(k_in > 0, in_f, 0.0), np.where(k_in > 0, in_b, 0.0)
+    # the patch embedding is the input: frozen, it needs no gradient at all
+    in_f, in_b = np.where(k_in > 0, in_f, 0.0), np.where((k_in > 0) & ~frozen_head, in_b, 0.0)
 
     # ------------------------------------------------------------------ communication
     net = coll.Network(
@@ -667,9 +674,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # ------------------------------------------------------------------ metrics
     tokens = c["global_batch"] * s
     n_gpus = c["num_gpus"]
+    # model FLOPs: 6 N per trained token (2 N for a forward-only inference step), by convention;
+    # hardware FLOPs: what runs (frozen weights get no weight gradient, layers with nothing
+    # trainable below run forward only) plus the recompute of the layers that run backward
     fwd_only = c["forward_only"] > 0
     mf_tok = np.where(fwd_only, model_flops_per_token(c) / 3.0, model_flops_per_token(c))
-    hf_tok = mf_tok + np.where(fwd_only, 0.0, recompute_flops_per_token(c))
+    runs_backward = 1.0 - np.where(no_flow, frozen / np.maximum(c["layers"], 1.0), 0.0)  # share of all layers
+    hf_tok = executed_flops_per_token(c) + recompute_flops_per_token(c) * runs_backward
     total_params, active_params = model_params(c)
 
     # time breakdown of one iteration (sums to iteration_time_s)
