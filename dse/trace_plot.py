@@ -12,12 +12,15 @@ from typing import Any
 
 from .trace import COMPUTE, Event
 
-#: Colours per kind of operation (Okabe-Ito first, then Tol's muted palette).
+#: Colours per kind of operation (Okabe-Ito first, then Tol's muted and light palettes). Greys
+#: are left to the blocks of later passes (light: forward/prefill, dark: backward/decode); the
+#: bubble and the overlap slowdown are white and hatched (:data:`KIND_HATCHES`), as in the search
+#: figures (:data:`dse.search.plots.TIME_PARTS`).
 KIND_COLOURS = {
-    "gemm": "#0072B2", "attention": "#56B4E9", "elementwise": "#999999", "head": "#000000",
+    "gemm": "#0072B2", "attention": "#56B4E9", "elementwise": "#BBCC33", "head": "#000000",
     "recompute": "#CC79A7", "tp": "#E69F00", "ep": "#D55E00", "cp": "#009E73", "fsdp": "#F0E442",
-    "dp": "#882255", "pp": "#44AA99", "bubble": "#DDDDDD", "optimizer": "#332288",
-    "slowdown": "#BBBBBB", "forward": "#C8C8C8", "backward": "#7A7A7A", "offload": "#999933",
+    "dp": "#882255", "pp": "#44AA99", "bubble": "#FFFFFF", "optimizer": "#332288",
+    "slowdown": "#FFFFFF", "forward": "#C8C8C8", "backward": "#7A7A7A", "offload": "#999933",
     "host": "#661100", "power_cap": "#CC3311",
     # serving
     "kv_read": "#117733", "overhead": "#DDCC77", "prefill": "#C8C8C8", "decode": "#7A7A7A",
@@ -36,6 +39,9 @@ KIND_LABELS = {
     "embedding": "embedding lookup/update", "a2a": "embedding all-to-all", "emb_ar": "emb. grad all-reduce",
     "interaction": "interaction",
 }
+#: Hatches of the kinds that are time lost rather than work (drawn in :data:`HATCH_COLOUR`).
+KIND_HATCHES = {"bubble": "....", "slowdown": "////"}
+HATCH_COLOUR = "#333333"
 #: Labels that differ per kind of run.
 KIND_LABELS_BY_RUN = {
     "llm_inference": {"tp": "TP all-reduce", "pp": "pipeline send", "attention": "prompt attention",
@@ -43,6 +49,7 @@ KIND_LABELS_BY_RUN = {
     "dlrm_train": {"optimizer": "dense optimizer", "overhead": "launch overhead", "ep": "MoE all-to-all",
                    "tp": "TP all-reduce", "dp": "dense grad all-reduce", "elementwise": "loss"},
     "vit_train": {"head": "classifier head"},
+    "vit_inference": {"head": "classifier head"},
 }
 KIND_LABELS_BY_RUN["dlrm_inference"] = KIND_LABELS_BY_RUN["dlrm_train"]
 
@@ -87,6 +94,8 @@ def _zoom(events: list[Event], meta: dict[str, Any]) -> tuple[list[Event], str]:
             return forward, "forward: embedding all-to-all under the bottom MLP"
         return forward, f"forward (no all-to-all under '{meta.get('emb_sharding', '')}' embeddings)"
     first = [e for e in events if e.microbatch == 0 and e.phase in ("forward", "backward")]
+    if kind == "vit_inference" or not any(e.phase == "backward" for e in first):
+        return first, "first microbatch: forward (nothing runs backward)"
     return first, "first microbatch: forward, then backward"
 
 
@@ -100,6 +109,8 @@ def _top_title(meta: dict[str, Any], total: float) -> str:
     if kind in ("dlrm_train", "dlrm_inference"):
         what = "training" if kind == "dlrm_train" else "inference"
         return f"one {what} step ({total * f:.3g} {unit}; embeddings: {meta.get('emb_sharding', '?')})"
+    if kind == "vit_inference":
+        return f"one step: a forward pass ({total * f:.3g} {unit})"
     return f"one iteration ({total * f:.3g} {unit})"
 
 
@@ -146,7 +157,7 @@ def plot_timeline(events: list[Event], meta: dict[str, Any], out_dir: str | Path
         bottom.set_title(zoom_title, fontsize=7, loc="left")
         start_unit, sf = _unit(max(zoom_start, 1e-12))
         bottom.set_xlabel(f"time ({zunit})" + (f" from {zoom_start * sf:.3g} {start_unit}" if zoom_start > 0 else ""))
-        handles = [Patch(facecolor=KIND_COLOURS.get(k, "#777777"), label=labels.get(k, k)) for k in kinds]
+        handles = [Patch(label=labels.get(k, k), **_style(k, edge=True)) for k in kinds]
         fig.legend(handles=handles, loc="lower center", ncol=ncol, frameon=False, fontsize=6.5,
                    bbox_to_anchor=(0.5, 0.0), handlelength=1.0, columnspacing=0.8)
         fig.suptitle(_suptitle(meta), fontsize=8, y=0.99)
@@ -156,11 +167,22 @@ def plot_timeline(events: list[Event], meta: dict[str, Any], out_dir: str | Path
 
 def _suptitle(meta: dict[str, Any]) -> str:
     what = {"llm_inference": "serving", "dlrm_train": "training", "dlrm_inference": "inference",
-            "vit_train": "training", "llm_train": ""}.get(meta.get("kind", ""), "")
+            "vit_train": "training", "vit_inference": "inference", "llm_train": ""}.get(meta.get("kind", ""), "")
     model = str(meta.get("model", ""))
     if len(model) > 28:
         model = model[:27] + "…"
     return f"{model} {what} on {meta.get('num_gpus', '')}x {meta.get('gpu', '')}".replace("  ", " ")
+
+
+def _style(kind: str, edge: bool) -> dict[str, Any]:
+    """Fill (and hatch) of a kind of operation. ``edge``: outline it (a legend patch, a bar), so a
+    white hatched part stands out from the background; else the hatch alone is drawn."""
+    face = KIND_COLOURS.get(kind, "#777777")
+    hatch = KIND_HATCHES.get(kind)
+    if hatch is None:
+        return {"facecolor": face, "edgecolor": "white" if edge else "none", "linewidth": 0.3 if edge else 0.0}
+    # the hatch takes the edge's colour; a zero-width edge draws the hatch only
+    return {"facecolor": face, "hatch": hatch, "edgecolor": HATCH_COLOUR, "linewidth": 0.4 if edge else 0.0}
 
 
 def _draw(ax, events, start, end, scale):
@@ -171,7 +193,7 @@ def _draw(ax, events, start, end, scale):
         y = 1 if e.stream == COMPUTE else 0
         groups.setdefault((y, e.kind), []).append(((e.start - start) * scale, e.duration * scale))
     for (y, kind), spans in groups.items():
-        ax.broken_barh(spans, (y - 0.4, 0.8), facecolors=KIND_COLOURS.get(kind, "#777777"), edgecolor="none")
+        ax.broken_barh(spans, (y - 0.4, 0.8), **_style(kind, edge=False))
     ax.set_yticks([0, 1], ["comm.", "compute"])
     ax.set_xlim(0, (end - start) * scale)
     ax.set_ylim(-0.6, 1.6)
@@ -215,8 +237,7 @@ def plot_breakdown(breakdown: dict[str, Any], out_dir: str | Path, stem: str = "
             left = 0.0
             for name, kind, value in bar["parts"]:
                 label = labels.get(name, name)
-                ax.barh(y, value, left=left, color=KIND_COLOURS.get(kind, "#777777"), edgecolor="white",
-                        linewidth=0.3, label=None if label in seen else label)
+                ax.barh(y, value, left=left, label=None if label in seen else label, **_style(kind, edge=True))
                 seen[label] = True
                 left += value
             ax.text(left + 0.01 * longest, y, f"{left:.3g} {unit}", va="center", fontsize=7)
@@ -232,3 +253,4 @@ def plot_breakdown(breakdown: dict[str, Any], out_dir: str | Path, stem: str = "
                    bbox_to_anchor=(0.5, 0.0), handlelength=1.0, columnspacing=0.8)
         fig.subplots_adjust(left=0.22, right=0.97, top=1.0 - 0.2 / height, bottom=legend_in / height)
         return _save(fig, Path(out_dir), stem)
+

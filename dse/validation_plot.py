@@ -177,14 +177,19 @@ def _scatter_panel(ax: Any, sub: pd.DataFrame, metric: str, styles: Mapping[str,
     _log_ticks(ax.xaxis, lo, hi)
     _log_ticks(ax.yaxis, lo, hi)
     ax.set_title(title, loc="left", fontsize=7)
-    ax.text(0.97, 0.03, f"{len(sub)} cases", transform=ax.transAxes, ha="right", va="bottom", fontsize=6)
+    ax.text(0.97, 0.03, cases_text(len(sub)), transform=ax.transAxes, ha="right", va="bottom", fontsize=6)
     ax.tick_params(labelsize=6.5)
+
+
+def cases_text(n: int) -> str:
+    """``1 case``, ``16 cases``."""
+    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 def _stats_text(ok: pd.DataFrame, summary: Mapping[str, Any] | None) -> str:
     ape = ok["error_pct"].abs().to_numpy(float)
     overall = (summary or {}).get("overall", {}) if summary else {}
-    lines = [f"{len(ok)} cases predicted"]
+    lines = [f"{cases_text(len(ok))} predicted"]
     if overall.get("count"):
         lines[0] += f" of {overall['count']}"
         if overall.get("skipped"):

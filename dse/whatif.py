@@ -1119,8 +1119,9 @@ def plot_whatif(result: WhatIf, out_dir: str | Path, figures: bool = True) -> li
     ``whatif_<knob>`` (best tokens/s per GPU against the knob, log x when the values span more
     than 10x, the scenario's own value marked; further panels for cost per million tokens and
     energy per token when the price / power are non-zero); two knobs -> ``whatif_<k1>_<k2>``, a
-    heatmap of the best tokens/s per GPU (cividis, annotated when at most 64 cells); no knob or
-    three and more: no figure (the CSV only). PNG (300 dpi) and PDF (TrueType, no creation date).
+    heatmap of the best tokens/s per GPU (cividis, its scale at least the median +/- 5%, annotated
+    when at most 64 cells); no knob or three and more: no figure (the CSV only). PNG (300 dpi) and
+    PDF (TrueType, no creation date).
     """
     import matplotlib as mpl
 
@@ -1295,6 +1296,25 @@ def _curve_figure(result: WhatIf) -> Any:
     return fig
 
 
+#: The heatmap's colour scale spans at least the median +/- this fraction: a grid whose values
+#: differ by less (a knob that barely matters) shows close colours, not the colour map's ends.
+COLOUR_HALF_SPAN = 0.05
+
+
+def _colour_limits(values: np.ndarray) -> tuple[float, float, bool]:
+    """(vmin, vmax, anchored) of the heatmap's colour scale: the values' range, or, when it is
+    narrower than 2 x :data:`COLOUR_HALF_SPAN` of the median (``anchored``), the median +/-
+    that (widened to hold every value), so a colour difference reads as a relative difference."""
+    if not values.size:
+        return 0.0, 1.0, False
+    lo, hi, mid = float(values.min()), float(values.max()), float(np.median(values))
+    if mid > 0 and hi - lo < 2 * COLOUR_HALF_SPAN * mid:
+        return min(lo, mid * (1 - COLOUR_HALF_SPAN)), max(hi, mid * (1 + COLOUR_HALF_SPAN)), True
+    if lo == hi:
+        return lo * 0.99, (hi * 1.01) or 1.0, False
+    return lo, hi, False
+
+
 def _heatmap_figure(result: WhatIf) -> Any:
     import matplotlib as mpl
     from matplotlib.figure import Figure
@@ -1320,9 +1340,7 @@ def _heatmap_figure(result: WhatIf) -> Any:
     ax = fig.add_subplot()
     cmap = mpl.colormaps["cividis"].with_extremes(bad="#FFFFFF")
     finite = grid[np.isfinite(grid)]
-    vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    if vmin == vmax:
-        vmin, vmax = vmin * 0.99, (vmax * 1.01) or 1.0
+    vmin, vmax, anchored = _colour_limits(finite)
     im = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto",
                    interpolation="nearest")
     ax.grid(False)
@@ -1339,7 +1357,7 @@ def _heatmap_figure(result: WhatIf) -> Any:
     ax.set_ylabel(knob_label(ky))
     bar = fig.colorbar(im, ax=ax, pad=0.02, fraction=0.06, aspect=25)
     what = f"{m.unit}/s per GPU"
-    bar.set_label(f"best {what}")
+    bar.set_label(f"best {what}" + (f"\n(colour scale \u2265 median \u00b1{COLOUR_HALF_SPAN:.0%})" if anchored else ""))
     bar.ax.yaxis.set_major_locator(mpl.ticker.MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))
     bar.ax.yaxis.set_major_formatter(_plain_formatter())
     bar.ax.tick_params(labelsize=7)
@@ -1364,7 +1382,8 @@ def _heatmap_figure(result: WhatIf) -> Any:
                                edgecolor=OKABE_ITO["vermillion"], linewidth=1.4, zorder=5))
     gpus_varied = "num_gpus" in (kx, ky)
     if finite.size:
-        spread = f"best {what} {_cell(vmin)} to {_cell(vmax)} ({100 * (vmax / vmin - 1):+.1f}\u00a0%)"
+        lo, hi = float(finite.min()), float(finite.max())
+        spread = f"best {what} {_cell(lo)} to {_cell(hi)} ({100 * (hi / lo - 1):+.1f}\u00a0%)"
     else:
         spread = "no feasible plan at any point"
     lines = [_title(result, gpus_varied), spread]

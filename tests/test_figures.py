@@ -194,3 +194,19 @@ def test_dse_validate_plot_keeps_json_clean(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["summary"]["overall"]["evaluated"] == 8
     assert (tmp_path / "validation.png").is_file()
+
+
+def test_validation_figure_counts_one_case_in_the_singular():
+    import matplotlib as mpl
+    from matplotlib.text import Text
+
+    from dse.search.plots import RC
+    from dse.validation_plot import cases_text, plot_validation
+
+    assert (cases_text(1), cases_text(2)) == ("1 case", "2 cases")
+    cases = pd.DataFrame({"status": "ok", "source": "NVIDIA NIM LLM Benchmarking 1.0.0",
+                          "metric": ["ttft_ms", "itl_ms", "itl_ms"], "measured": [400.0, 20.0, 30.0],
+                          "predicted": [450.0, 21.0, 29.0], "feasible": True})
+    with mpl.rc_context(RC):
+        texts = [t.get_text() for t in plot_validation(cases).findobj(Text)]
+    assert "1 case" in texts and "2 cases" in texts and "1 cases" not in texts

@@ -374,3 +374,40 @@ def test_the_model_bar_adds_up_to_the_step_under_a_lower_power_limit(path, cap):
         assert bars[-1]["total_s"] == pytest.approx(row["iteration_time_s"] * 1e3, rel=1e-6)
     else:  # DLRM: the overlapped bar is the step, ms
         assert bars[-1]["total_s"] == pytest.approx(row["iteration_time_s"] * 1e3, rel=1e-6)
+
+
+# ------------------------------------------------------------------------------ figure styles
+def _grey(colour: str) -> bool:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return r == g == b
+
+
+def test_timeline_kinds_that_were_near_identical_greys_are_told_apart():
+    """Bubble and overlap slowdown are hatched (as in the search figure), elementwise has a
+    colour, and the later-pass blocks are the only greys (light forward, dark backward)."""
+    from dse.trace_plot import KIND_COLOURS, KIND_HATCHES, _style
+
+    kinds = ("bubble", "elementwise", "forward", "backward", "slowdown")
+    looks = {k: (KIND_COLOURS[k], KIND_HATCHES.get(k)) for k in kinds}
+    assert len(set(looks.values())) == len(kinds)
+    assert KIND_HATCHES["bubble"] and KIND_HATCHES["slowdown"] and not _grey(KIND_COLOURS["elementwise"])
+    assert [k for k in kinds if _grey(KIND_COLOURS[k]) and k not in KIND_HATCHES] == ["forward", "backward"]
+    assert _style("slowdown", edge=True)["hatch"] == "////"
+
+
+def test_a_training_row_breakdown_draws_the_overlap_slowdown_as_its_own_part(tmp_path):
+    """The slowdown of compute under hidden communication is its own part of the model's bar
+    (drawn hatched, as in the search figures), the serialized bar has none, and the model's
+    parts still add up to the iteration."""
+    from dse.trace import training_breakdown
+    from dse.trace_plot import plot_breakdown
+
+    row = dse.evaluate(ROOT / "scenarios" / "llama2_70b_h100.yaml").iloc[0].to_dict()
+    assert row["time_overlap_slowdown_s"] > 0
+    serialized, overlapped = (
+        {name: value for name, _, value in bar["parts"]} for bar in training_breakdown(row)["bars"])
+    assert overlapped["overlap slowdown"] == row["time_overlap_slowdown_s"]
+    assert "overlap slowdown" not in serialized  # a serialized schedule hides nothing
+    assert serialized["compute"] == overlapped["compute"] == row["time_compute_s"]
+    assert sum(overlapped.values()) == pytest.approx(row["iteration_time_s"], rel=1e-9)
+    assert {p.name for p in plot_breakdown(row, tmp_path)} == {"breakdown.png", "breakdown.pdf"}

@@ -507,3 +507,29 @@ def test_at_an_offered_load_each_point_takes_the_fewest_gpus_that_serve_it():
     assert result.sensitivity.empty and "offered load of 40 requests/s" in " ".join(result.notes)
     text = " ".join(str(getattr(item, "plain", "")) for item in report_renderables(result))
     assert "fewest GPUs serving 40 requests/s" in text and "Sensitivity" not in text
+
+
+def test_heatmap_colour_scale_spans_at_least_five_percent_around_the_median():
+    """A grid whose values differ by 2% gets close colours (scale: median +/- 5%, said on the
+    colour bar); a wide one keeps its own range."""
+    from dse.whatif import _colour_limits
+
+    narrow = np.array([1198.0, 1200.0, 1211.0, 1217.0, 1224.0])
+    lo, hi, anchored = _colour_limits(narrow)
+    assert anchored and lo == pytest.approx(1211 * 0.95) and hi == pytest.approx(1211 * 1.05)
+    assert _colour_limits(np.array([100.0, 150.0, 200.0])) == (100.0, 200.0, False)
+    assert _colour_limits(np.array([]))[2] is False
+
+
+def test_narrow_heatmap_says_so_on_its_colour_bar():
+    import matplotlib as mpl
+
+    from dse.search.plots import RC
+    from dse.whatif import _heatmap_figure
+
+    result = whatif(LLAMA70, {"scaleout_gbitps": [200, 400], "nvlink_domain": [8, 16]})
+    best = result.points["best_tokens_per_s_per_gpu"]
+    assert best.max() - best.min() < 0.1 * best.median()  # a narrow grid
+    with mpl.rc_context(RC):
+        fig = _heatmap_figure(result)
+    assert "median \u00b15%" in fig.axes[-1].get_ylabel()  # the colour bar

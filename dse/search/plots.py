@@ -89,11 +89,12 @@ METRICS: dict[str, tuple[str, str, float]] = {
     "hw.exp_tera_per_s": ("exponential rate (softmax)", "T/s", 1.0),
     "hw.power_w": ("power per GPU", "W", 1.0),
     "hw.price_per_gpu_hour": ("price", "USD per GPU-hour", 1.0),
+    "hw.peak_scale": ("peak compute scale", "", 1.0),
 }
 #: Parts of the iteration time (they add up to it): label, column, colour, hatch.
 TIME_PARTS = (
     ("compute", "time_compute_s", OKABE_ITO["blue"], None),
-    ("bubble", "time_bubble_s", "#D9D9D9", None),
+    ("bubble", "time_bubble_s", "#FFFFFF", "...."),
     ("exposed TP", "exposed_tp_s", OKABE_ITO["orange"], None),
     ("exposed EP", "exposed_ep_s", OKABE_ITO["purple"], None),
     ("exposed CP", "exposed_cp_s", OKABE_ITO["sky"], None),
@@ -171,11 +172,32 @@ def _set_scale(ax: Any, axis: str, metric: str, values: np.ndarray) -> None:
         return
     if positive and spread > 30:
         setter("log")
+        target.set_major_locator(ticker.LogLocator(base=10.0, subs=_log_subs(finite.min(), finite.max())))
         target.set_major_formatter(ticker.FuncFormatter(_si))
+        target.set_minor_locator(ticker.LogLocator(base=10.0, subs=tuple(np.arange(1.0, 10.0))))
         target.set_minor_formatter(ticker.NullFormatter())
     else:
         target.set_major_locator(ticker.MaxNLocator(nbins=5))
         target.set_major_formatter(ticker.FuncFormatter(_si))
+
+
+#: Labelled ticks per decade of a log10 axis, sparsest first.
+LOG_SUBS = ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0))
+
+
+def _log_subs(lo: float, hi: float, least: int = 4) -> tuple[float, ...]:
+    """The sparsest :data:`LOG_SUBS` that labels at least ``least`` ticks between ``lo`` and ``hi``
+    (a front at 1.5-5 USD on an axis to 70 gets 2, 5, 10, 20, 50, not 10 alone)."""
+    for subs in LOG_SUBS:
+        if _log_tick_count(lo, hi, subs) >= least:
+            return subs
+    return LOG_SUBS[-1]
+
+
+def _log_tick_count(lo: float, hi: float, subs: tuple[float, ...]) -> int:
+    """How many ticks ``subs`` x 10^k fall in [lo, hi]."""
+    decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+    return sum(1 for k in decades for s in subs if lo * (1 - 1e-9) <= s * 10.0**k <= hi * (1 + 1e-9))
 
 
 def _log2_ticks(values: np.ndarray, most: int = 7) -> list[float]:
@@ -224,6 +246,13 @@ def _save(fig: Any, out: Path, stem: str) -> list[Path]:
 
 
 # ------------------------------------------------------------------------------- front plots
+def _staircase(px: np.ndarray, py: np.ndarray, xdir: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The step line through the front points (sorted by x): y is the best reachable for x up to
+    (minimize) or from (maximize) each point. It starts at the first point and ends at the last:
+    nothing was measured beyond them. Returns (x, y, ``where`` of ``Axes.step``)."""
+    return px, py, "post" if xdir == "minimize" else "pre"
+
+
 def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: str | None = None) -> Any:
     """One objective against another: faint feasible points, grey crosses for a sample of the
     infeasible, the best ``y`` at each ``x`` (when ``x`` takes few values) and the staircase of
@@ -272,13 +301,7 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
         good = np.isfinite(px) & np.isfinite(py)
         px, py = px[good], py[good]
         if px.size:
-            # y is the best reachable for x up to (minimize) or from (maximize) each front point, and
-            # holds beyond the last one up to the edge of the data
-            edge = (np.nanmax if xdir == "minimize" else np.nanmin)(xs * xf)
-            if xdir == "minimize":
-                sx, sy, where = np.append(px, max(edge, px[-1])), np.append(py, py[-1]), "post"
-            else:
-                sx, sy, where = np.insert(px, 0, min(edge, px[0])), np.insert(py, 0, py[0]), "pre"
+            sx, sy, where = _staircase(px, py, xdir)
             (line,) = ax.step(sx, sy, where=where, color=OKABE_ITO["black"], linewidth=1.2, zorder=5)
             pts = ax.scatter(px, py, s=12, color=OKABE_ITO["black"], zorder=6, linewidths=0)
             legend["front"] = ((line, pts), "Pareto front")
@@ -341,8 +364,22 @@ def _plan_text(row: pd.Series) -> str:
     for c in row.index:
         if str(c).startswith("hw.") and pd.notna(row[c]):
             name, unit, f = METRICS.get(c, (c.removeprefix("hw."), "", 1.0))
-            hw.append(f"{name} {float(row[c]) * f:g}{' ' + unit if unit else ''}")
-    return text + ("\n" + ", ".join(hw) if hw else "")
+            hw.append(f"{name} {float(row[c]) * f:.4g}{' ' + unit if unit else ''}")
+    return text + ("\n" + _wrap_items(hw) if hw else "")
+
+
+def _wrap_items(items: list[str], width: int = 58) -> str:
+    """``items`` joined by commas, on as many lines of at most ``width`` characters as they need
+    (a long hardware line would run off the figure)."""
+    lines = [""]
+    for item in items:
+        sep = ", " if lines[-1] else ""
+        if lines[-1] and len(lines[-1]) + len(sep) + len(item) + 1 > width:
+            lines[-1] += ","
+            lines.append(item)
+        else:
+            lines[-1] += sep + item
+    return "\n".join(lines)
 
 
 def _stacked(ax: Any, parts: list[tuple[str, float, str, str | None]]) -> list[Any]:
@@ -378,20 +415,23 @@ def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = No
         m, d = objective
         name, unit, f = METRICS.get(m, (m, "", 1.0))
         head += f" ({'max' if d == 'maximize' else 'min'} {name}: {_si(float(row[m]) * f)}{' ' + unit if unit else ''})"
-    fig.suptitle(head + "\n" + _plan_text(row), x=0.02, ha="left", linespacing=1.35)
+    title = head + "\n" + _plan_text(row)
+    fig.suptitle(title, x=0.02, ha="left", linespacing=1.35)
+    fig.set_size_inches(WIDTH_IN, 3.6 + 0.16 * max(title.count("\n") - 2, 0))  # room for a long title
     panels = fig.subfigures(2, 1, hspace=0.04)
     legend_kw = {"loc": "outside lower center", "ncols": 3, "handlelength": 1.2, "columnspacing": 1.0,
                  "handletextpad": 0.4}
 
-    # time per iteration
+    # time per iteration (serving: per decode step, in ms as the text report gives it)
     ax = panels[0].add_subplot()
-    time_parts = [(lab, val(c), col, h) for lab, c, col, h in TIME_PARTS if val(c) > 0]
+    what, unit, scale = _time_axis(row)
+    time_parts = [(lab, val(c) * scale, col, h) for lab, c, col, h in TIME_PARTS if val(c) > 0]
     handles = _stacked(ax, time_parts)
     total = sum(p[1] for p in time_parts)
-    it = val("iteration_time_s") or total
+    it = val("iteration_time_s") * scale or total
     ax.set_xlim(0, max(it, total) * 1.2 or 1.0)
-    ax.text(total, 0, f" {it:.3g} s", va="center", ha="left")
-    ax.set_xlabel("time per iteration (s)")
+    ax.text(total, 0, f" {it:.3g} {unit}", va="center", ha="left")
+    ax.set_xlabel(f"{what} ({unit})")
     panels[0].legend(handles, [p[0] for p in time_parts], **legend_kw)
 
     # memory per GPU
@@ -400,20 +440,55 @@ def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = No
     handles = _stacked(ax, mem_parts)
     used = sum(p[1] for p in mem_parts)
     hbm = val("hbm_bytes") / GIB or val("hw.hbm_gb")
-    ax.set_xlim(0, max(used, hbm) * 1.2 or 1.0)
+    total_text = f" {used:.3g} GiB"
+    xmax, label_x = _memory_extent(used, hbm, total_text)
+    ax.set_xlim(0, xmax)
     labels = [p[0] for p in mem_parts]
     if hbm > 0:
         handles.append(ax.axvline(hbm, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.2))
-        labels.append(f"HBM capacity ({hbm:.3g})")
-    ax.text(used, 0, f" {used:.3g} GiB", va="center", ha="left")
+        labels.append(hbm_label(hbm))
+    ax.text(label_x, 0, total_text, va="center", ha="left")
     ax.set_xlabel("memory per GPU (GiB)")
     panels[1].legend(handles, labels, **legend_kw)
     return fig
 
 
+def _time_axis(row: pd.Series) -> tuple[str, str, float]:
+    """(what the time bar is, unit, factor from seconds): a serving row (it has an ITL) in ms per
+    decode step (per engine iteration with draft tokens), as ``dse evaluate`` reports it; else
+    seconds per iteration."""
+    itl = float(row["itl_ms"]) if "itl_ms" in row.index and pd.notna(row["itl_ms"]) else math.nan
+    if not math.isfinite(itl):
+        return "time per iteration", "s", 1.0
+    drafts = float(row["spec_tokens"]) if "spec_tokens" in row.index and pd.notna(row["spec_tokens"]) else 0.0
+    return ("time per engine iteration" if drafts > 0 else "time per decode step"), "ms", 1e3
+
+
+def hbm_label(hbm_gib: float) -> str:
+    """The legend entry of the HBM capacity line, with its unit."""
+    return f"HBM capacity ({hbm_gib:.3g} GiB)"
+
+
+#: Room the memory total's label takes, as a fraction of the axis (8 pt text on a 3.5 in figure).
+LABEL_FRACTION_PER_CHAR = 0.021
+
+
+def _memory_extent(used: float, hbm: float, text: str) -> tuple[float, float]:
+    """(x limit, x of the total's label) of the memory bar. The label sits right of the bar; when
+    the HBM capacity line would run through it, right of the line instead (the axis widened to
+    fit it)."""
+    xmax = max(used, hbm) * 1.2 or 1.0
+    width = LABEL_FRACTION_PER_CHAR * len(text) * xmax
+    if hbm <= 0 or not used - 0.01 * xmax <= hbm <= used + width:
+        return xmax, used
+    at = max(used, hbm) + 0.01 * xmax  # clear of the dashed line
+    return max(xmax, (at + width) * 1.04), at
+
+
 # --------------------------------------------------------------------------------- everything
 def _needed_columns(objectives: Sequence[tuple[str, str]]) -> list[str]:
-    cols = ["trial", "feasible", "tokens_per_s", "iteration_time_s", "hbm_bytes", "batch_auto", *PLAN_COLUMNS, "hw.*"]
+    cols = ["trial", "feasible", "tokens_per_s", "iteration_time_s", "hbm_bytes", "batch_auto", "itl_ms",
+            *PLAN_COLUMNS, "hw.*"]
     cols += [c for _, c, _, _ in TIME_PARTS] + [c for _, c, _ in MEMORY_PARTS]
     cols += [m for m, _ in objectives]
     return cols

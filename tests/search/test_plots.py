@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import matplotlib as mpl
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -114,3 +115,86 @@ def test_cli_on_a_missing_folder_exits_2_without_traceback(command, tmp_path):
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr + result.stdout
     assert "not a dse results folder" in result.stderr
+
+
+# ------------------------------------------------------------------------ presentation details
+def _texts(fig):
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text)]
+
+
+def _staircase(ax):
+    return next(line for line in ax.get_lines() if line.get_drawstyle().startswith("steps"))
+
+
+@pytest.mark.parametrize("y, x", [(("tokens_per_s", "maximize"), ("cost_per_mtok_usd", "minimize")),
+                                  (("cost_per_mtok_usd", "minimize"), ("tokens_per_s", "maximize"))])
+def test_the_staircase_ends_at_the_front_points(folder, y, x):
+    """The step line runs from the first front point to the last, not on to the axis' edge."""
+    from dse.search.pareto import feasible_rows, pareto_front
+    from dse.search.plots import RC, plot_pair
+
+    df = pd.read_parquet(folder / "configs.parquet")
+    front = pareto_front(feasible_rows(df), [y, x], feasible_only=True)[x[0]].to_numpy(float)
+    with mpl.rc_context(RC):
+        line = _staircase(plot_pair(df, y, x).axes[0])
+    xs = line.get_xdata()
+    assert min(xs) == pytest.approx(front.min()) and max(xs) == pytest.approx(front.max())
+    data = feasible_rows(df)[x[0]]
+    # there is data beyond the front's last point; the line used to run on to it
+    assert max(xs) < data.max() if x[1] == "minimize" else min(xs) > data.min()
+
+
+def test_a_log_axis_labels_the_range_of_its_data():
+    """A log axis from 1.4 to 70 is labelled 2, 5, 10, 20, 50 (10 alone before); one spanning
+    four decades keeps one label per decade."""
+    from dse.search.plots import RC, _log_subs, plot_pair
+
+    assert _log_subs(1.4, 70) == (1.0, 2.0, 5.0)
+    assert _log_subs(10, 1e5) == (1.0,)
+    cost = np.geomspace(1.4, 70, 40)
+    df = pd.DataFrame({"cost_per_mtok_usd": cost, "tokens_per_s": 1e6 / cost, "feasible": True})
+    with mpl.rc_context(RC):
+        fig = plot_pair(df, ("tokens_per_s", "maximize"), ("cost_per_mtok_usd", "minimize"))
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        lo, hi = ax.get_xlim()
+        shown = [t.get_text() for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
+    assert shown == ["2", "5", "10", "20", "50"]
+
+
+def _row(**values):
+    from dse.search.results import GIB
+
+    base = {"num_gpus": 64, "tp": 8, "pp": 1, "dp": 8, "iteration_time_s": 2.0, "time_compute_s": 1.8,
+            "exposed_tp_s": 0.2, "memory_weights_bytes": 20 * GIB, "memory_activations_bytes": 45.4 * GIB,
+            "hbm_bytes": 80 * GIB}
+    return pd.Series({**base, **values}, dtype=float)
+
+
+def test_memory_panel_legend_has_the_unit_and_the_total_clears_the_capacity_line():
+    from dse.search.plots import RC, hbm_label, plot_breakdown
+
+    assert hbm_label(80) == "HBM capacity (80 GiB)"
+    with mpl.rc_context(RC):
+        fig = plot_breakdown(_row())
+        fig.canvas.draw()
+    assert "HBM capacity (80 GiB)" in _texts(fig)
+    memory = fig.axes[-1]
+    total = next(t for t in memory.texts if t.get_text().strip() == "65.4 GiB")
+    line = next(x for x in memory.get_lines() if x.get_linestyle() == "--")
+    # the label sits right of the dashed line (it would run through it at the bar's end)
+    box = total.get_window_extent().transformed(memory.transData.inverted())
+    assert box.x0 > line.get_xdata()[0] and box.x1 <= memory.get_xlim()[1]
+
+
+def test_serving_breakdown_is_in_ms_per_decode_step():
+    from dse.search.plots import RC, plot_breakdown
+
+    row = _row(iteration_time_s=0.0658, time_compute_s=0.0613, exposed_tp_s=0.0045, itl_ms=65.8)
+    with mpl.rc_context(RC):
+        texts = _texts(plot_breakdown(row))
+    assert "time per decode step (ms)" in texts and " 65.8 ms" in texts
+    with mpl.rc_context(RC):  # training keeps seconds per iteration
+        assert "time per iteration (s)" in _texts(plot_breakdown(_row()))
