@@ -133,7 +133,8 @@ def open_study(ctx: SearchContext, mode: str):
     if stored != directions:
         raise ValueError(
             f"study {ctx.study_name!r} exists with directions {stored}, but the space asks for "
-            f"{directions}; use another --study-name or --out"
+            f"{directions}; use another --out (a study's results and shards live there), and with a shared "
+            "--storage another --study-name too"
         )
     origin = {"space_sha256": space_key(ctx.space), "mode": mode}
     found = study.user_attrs.get("dse:origin")
@@ -143,7 +144,8 @@ def open_study(ctx: SearchContext, mode: str):
         raise ValueError(
             f"study {ctx.study_name!r} was made by another search (space {found.get('space_sha256', '?')[:12]}, "
             f"mode {found.get('mode')}), not this one (space {origin['space_sha256'][:12]}, mode {mode}); "
-            "every worker of a study must run the same space file and --mode; use another --study-name"
+            "every worker of a study must run the same space file and --mode; use another --out (a study's "
+            "results and shards live there), and with a shared --storage another --study-name too"
         )
     return study
 
@@ -432,7 +434,11 @@ def score_trials(space: SearchSpace, mode: str, trials: list) -> pd.DataFrame:
 class ExhaustiveDriver:
     """Every valid configuration of a discrete space, in chunks: each joblib task scores one GPU
     count at a block of hardware points, writes its shard itself and returns a few numbers.
-    Resuming skips the chunks whose shard exists."""
+
+    Resuming skips the chunks whose shard exists. A chunk's shard name carries the digest of
+    the space it was scored for (:func:`chunk_key`), so only chunks of this very space are kept:
+    after the space file changed, the chunks of the earlier space are removed and the space is
+    scored afresh (a results folder holds one search)."""
 
     mode = "exhaustive"
 
@@ -444,6 +450,15 @@ class ExhaustiveDriver:
         space = ctx.space
         report = DriverReport(mode=self.mode, space_size=int(space_size(space)["total"]))
         tasks = exhaustive_chunks(space)
+        own = exhaustive_prefix(space)
+        stale = [p for p in ctx.shard_dir.glob("exhaustive-*.parquet") if not p.name.startswith(own)] \
+            if ctx.shard_dir.exists() else []
+        for path in stale:
+            path.unlink(missing_ok=True)
+        if stale:
+            report.notes.append(
+                f"removed {len(stale)} chunks that earlier runs scored for another version of the space "
+                "(the space file changed since)")
         todo = [t for t in tasks if not (ctx.shard_dir / f"{t[0]}.parquet").exists()]
         if len(todo) < len(tasks):
             report.notes.append(f"{len(tasks) - len(todo)} of {len(tasks)} chunks kept from earlier runs")
@@ -461,25 +476,45 @@ class ExhaustiveDriver:
                 for scored, best in results:
                     report.scored += scored
                     ctx.on_progress({"trials": 0, "chunks": 1, "configs": scored, "values": best})
-        report.scored = _count_rows(ctx.shard_dir, "exhaustive-")
+        report.scored = _count_rows(ctx.shard_dir, own)
         return report
+
+
+def chunk_key(space: SearchSpace) -> str:
+    """A digest (12 hex digits) of what the exhaustive chunks of ``space`` hold: the validated
+    space less what does not change a scored row (its name, description, objectives and the
+    Optuna settings; ``search.chunk_configs`` stays, it sets the chunks' bounds), and the fixed
+    scenario as resolved (a MAD-Max file it names may change without the space file)."""
+    import json
+
+    spec = space.spec.model_dump(mode="json", exclude={"name", "description", "objectives", "search"})
+    spec["chunk_configs"] = space.spec.search.chunk_configs
+    text = json.dumps({"space": spec, "scenario": json.loads(space.base.model_dump_json())}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def exhaustive_prefix(space: SearchSpace) -> str:
+    """The start of the shard names of the exhaustive chunks of ``space``."""
+    return f"exhaustive-{chunk_key(space)}-"
 
 
 def exhaustive_chunks(space: SearchSpace) -> list[tuple[str, int, int, int]]:
     """The exhaustive sweep's tasks: (shard name, GPU count, first and last hardware point
     index), about ``search.chunk_configs`` configurations each. A task is a description that
-    a worker expands itself, so nothing but a few numbers (and the space) is shipped."""
+    a worker expands itself, so nothing but a few numbers (and the space) is shipped. The
+    shard names start with :func:`exhaustive_prefix`."""
     from .enumerate import space_size
 
     size = space_size(space)
     n_hw = size.get("hardware_points") or 1
+    prefix = exhaustive_prefix(space)
     tasks = []
     for gpus in space.gpu_counts():
         per_point = max(int(size["software"].get(gpus, 0)), 1)
         block = max(1, space.spec.search.chunk_configs // per_point)
         for first in range(0, n_hw, block):
             last = min(first + block, n_hw)
-            tasks.append((f"exhaustive-g{gpus:06d}-h{first:07d}-{last:07d}", gpus, first, last))
+            tasks.append((f"{prefix}g{gpus:06d}-h{first:07d}-{last:07d}", gpus, first, last))
     return tasks
 
 

@@ -39,7 +39,7 @@ def _keep(rows: dict[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarray
     return {k: v[mask] for k, v in rows.items()}
 
 
-def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
+def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = None) -> dict[str, np.ndarray]:
     """Every valid software configuration of ``space`` on ``num_gpus`` GPUs.
 
     Returns the cost-model plan columns (:data:`SOFTWARE_COLUMNS`) as float64 arrays of equal
@@ -56,6 +56,8 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     ``sp: auto`` gives sp = (tp > 1); with a list, tp = 1 rows have sp = 0 (sequence
     parallelism needs tp > 1) and tp > 1 rows take every listed value. Memory is not checked
     (the cost model flags out-of-memory plans).
+
+    ``why``, when given, receives the check that left no plan (if one did), in words.
     """
     from ..api import RECOMPUTE_CODE
 
@@ -85,39 +87,72 @@ def software_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     batches = space.global_batches()
     micro = uniq(par.microbatch)
 
+    def none_left(rows: dict[str, np.ndarray], reason: Any) -> bool:
+        """Whether ``rows`` is empty; then ``why`` gets ``reason()`` (the first one only)."""
+        if len(rows["tp"]):
+            return False
+        if why is not None and not why:
+            why.append(reason())
+        return True
+
+    def listed(values: Any) -> str:
+        return ", ".join(str(int(v)) for v in sorted(set(np.asarray(values).tolist())))
+
     rows: dict[str, np.ndarray] = {"tp": np.asarray(tps, dtype=np.int64)}
+    none_left(rows, lambda: f"no tp of parallel.tp ({listed(par.tp)}) divides the model's heads ({heads}), "
+                            f"kv_heads ({kv}) and ffn_hidden ({', '.join(str(f) for f in ffn)})")
     rows = _cross(rows, "pp", pps)
+    none_left(rows, lambda: f"no pp of parallel.pp ({listed(par.pp)}) divides {n_gpus} GPUs")
     rows = _cross(rows, "cp", cps)
+    none_left(rows, lambda: f"no cp of parallel.cp ({listed(par.cp)}) divides seq_len ({seq})")
     tpc = rows["tp"] * rows["pp"] * rows["cp"]
     rows = _keep(rows, n_gpus % tpc == 0)
+    none_left(rows, lambda: f"no product tp*pp*cp divides {n_gpus} GPUs (tp {listed(tps)}; pp {listed(pps)}; "
+                            f"cp {listed(cps)})")
     rows["dp"] = n_gpus // (rows["tp"] * rows["pp"] * rows["cp"])
 
     rows = _cross(rows, "ep", eps)
-    if model.moe is not None:
-        rows = _keep(rows, (rows["dp"] * rows["cp"]) % rows["ep"] == 0)
+    if model.moe is None:
+        none_left(rows, lambda: f"a dense model takes ep = 1 only, and parallel.ep ({listed(par.ep)}) lacks it")
+    else:
+        none_left(rows, lambda: f"no ep of parallel.ep ({listed(par.ep)}) divides the {model.moe.experts} experts")
+        dpc = rows["dp"] * rows["cp"]
+        rows = _keep(rows, dpc % rows["ep"] == 0)
+        none_left(rows, lambda: f"no ep ({listed(eps)}) divides dp*cp ({listed(dpc)})")
 
     rows = _cross(rows, "vpp", vpps)
     pv = rows["pp"] * rows["vpp"]
     rows = _keep(rows, (layers + 2 >= pv) & ((rows["vpp"] == 1) | (rows["pp"] > 1)))
+    none_left(rows, lambda: f"no pp*vpp fits the {layers} layers (pp*vpp <= layers + 2, vpp > 1 only with pp > 1)")
 
+    dps = rows["dp"]
     rows = _cross(rows, "microbatch", micro)
     rows = _cross(rows, "global_batch", batches)
     per_step = rows["dp"] * rows["microbatch"]
     ok = rows["global_batch"] % per_step == 0
+    divides = bool(ok.any())
     microbatches = rows["global_batch"] // per_step
     ok &= (rows["vpp"] == 1) | (microbatches % rows["pp"] == 0)
     rows = _keep(rows, ok)
+    none_left(rows, lambda: (
+        f"no global batch ({listed(batches)} sequences) is a multiple of dp*microbatch (dp = "
+        f"{n_gpus}/(tp*pp*cp): {listed(dps)}; microbatch: {listed(micro)})" if not divides else
+        "with vpp > 1, no plan has its microbatches per step (global_batch / (dp*microbatch)) a multiple of pp"))
 
     rows = _cross(rows, "zero", uniq(par.zero))
     # hybrid sharding: a proper divisor of dp*cp with ZeRO >= 1 (a group of all ranks is 0)
     rows = _cross(rows, "shard_group", uniq(par.shard_group))
     sg, dpc = rows["shard_group"], rows["dp"] * rows["cp"]
     rows = _keep(rows, (sg == 0) | ((rows["zero"] >= 1) & (sg < dpc) & (dpc % np.maximum(sg, 1) == 0)))
+    none_left(rows, lambda: f"no shard_group of parallel.shard_group ({listed(par.shard_group)}) is 0 or a proper "
+                            "divisor of dp*cp with ZeRO >= 1")
     rows = _cross(rows, "recompute", sorted(int(RECOMPUTE_CODE[r]) for r in set(par.recompute)))
     # (offloading model.layers or more is refused when the space loads)
     rows = _cross(rows, "offload_layers", uniq(par.offload_layers))
     # a stage offloads only layers it holds: ceil(layers / pp) at most
     rows = _keep(rows, rows["offload_layers"] <= -(-layers // rows["pp"]))
+    none_left(rows, lambda: f"every offload_layers ({listed(par.offload_layers)}) exceeds the layers a pipeline "
+                            "stage holds")
 
     if par.sp == "auto":
         rows["sp"] = (rows["tp"] > 1).astype(np.int64)
@@ -248,6 +283,39 @@ def plan_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     """Every valid plan of ``space`` on ``num_gpus`` GPUs, whatever its kind of run
     (:data:`GRID_BUILDERS`)."""
     return GRID_BUILDERS[space.kind](space, num_gpus)
+
+
+def no_plan_reason(space: SearchSpace, num_gpus: int) -> str | None:
+    """Why ``space`` has no valid plan on ``num_gpus`` GPUs, in words (None if it has one).
+    Training spaces name the check that left no plan; the others refer to the checks of their
+    grid builder."""
+    if space.kind in ("llm_train", "vit_train"):
+        why: list[str] = []
+        if len(software_grid(space, num_gpus, why)["num_gpus"]):
+            return None
+        return why[0] if why else "no plan passes the checks"
+    if len(plan_grid(space, num_gpus)["num_gpus"]):
+        return None
+    if space.kind == "llm_inference":
+        return (f"no tp*pp of parallel divides {num_gpus} GPUs with tp dividing the model's heads and "
+                "ffn_hidden, pp at most its layers (and, for MoE, an ep of parallel.ep that fits)")
+    return (f"no plan of parallel fits {num_gpus} GPUs: tp must divide them, hierarchical shardings "
+            "need whole nodes, and global_batch = microbatch * GPUs must be one listed")
+
+
+def check_not_empty(space: SearchSpace) -> None:
+    """Raise :class:`dse.errors.InputError` (field ``gpus``) when the space holds no valid
+    configuration at any of its GPU counts, saying why for each count."""
+    counts = space.gpu_counts()
+    if any(len(plan_grid(space, n)["num_gpus"]) for n in counts):
+        return
+    reasons = [f"on {n} GPUs, {no_plan_reason(space, n)}" for n in counts[:4]]
+    if len(counts) > 4:
+        reasons.append(f"and likewise on the {len(counts) - 4} other GPU counts")
+    fields = "gpus or parallel" if space.kind == "llm_inference" else "gpus, parallel or global_batch"
+    raise single("gpus", "the space holds no valid configuration, no plan fits any GPU count: "
+                 + "; ".join(reasons) + f"; change {fields}",
+                 counts, space.source_path)
 
 
 def hardware_grid(space: SearchSpace) -> dict[str, np.ndarray]:

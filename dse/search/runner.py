@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import single
-from .drivers import DRIVERS, DriverReport, SearchContext, choose_mode, exhaustive_chunks
+from .drivers import DRIVERS, DriverReport, SearchContext, choose_mode, exhaustive_chunks, exhaustive_prefix
+from .enumerate import check_not_empty
 from .storage import storage_for
 from .space import SearchSpace, load_space
 
@@ -92,6 +93,7 @@ def run_search(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if not isinstance(space, SearchSpace):
         space = load_space(space)
+    check_not_empty(space)
     cfg = space.spec.search
     study_name = study_name or space.name
     out = Path(out_dir) if out_dir is not None else Path("results") / study_name
@@ -106,29 +108,60 @@ def run_search(
     storage_obj, storage_url = (None, None) if mode_name == "exhaustive" else storage_for(storage, out)
     bar_total = min(v for v in (n_trials, total_trials) if v is not None)
     bar = _Progress(enabled=progress, mode=mode_name, total=bar_total, objectives=space.objectives)
-    with scoring_backend(backend, scheduler, workers) as n_workers:
-        ctx = SearchContext(
-            space=space, out_dir=out, study_name=study_name, storage=storage_obj,
-            process_trials=n_trials, study_trials=total_trials, timeout=timeout, workers=n_workers,
-            backend=backend, seed=seed, sampler=sampler, batch_size=cfg.batch_size,
-            shared=storage is not None, heartbeat=heartbeat, on_progress=bar.update,
-        )
-        with bar:
-            if mode_name == "exhaustive":
-                bar.set_total(len(exhaustive_chunks(space)))
-            report = DRIVERS[mode_name]().run(ctx)
-    if report.requeued:
-        report.notes.append(f"re-queued {report.requeued} trials that dead workers left running")
-    counts, files = finalize_run(out, space, storage_obj, study_name, mode_name)
-    wall = time.time() - started
-    write_manifest(out, space, study_name, report, counts, mode_name, reason, seed, sampler, storage_url,
-                   started, wall)
-    files.append(out / "manifest.json")
-    if plots and counts.get("scored", 0):
-        from .plots import plot_results
+    with resume_hint_on_interrupt(out):
+        with scoring_backend(backend, scheduler, workers) as n_workers:
+            ctx = SearchContext(
+                space=space, out_dir=out, study_name=study_name, storage=storage_obj,
+                process_trials=n_trials, study_trials=total_trials, timeout=timeout, workers=n_workers,
+                backend=backend, seed=seed, sampler=sampler, batch_size=cfg.batch_size,
+                shared=storage is not None, heartbeat=heartbeat, on_progress=bar.update,
+            )
+            with bar:
+                if mode_name == "exhaustive":
+                    bar.set_total(len(exhaustive_chunks(space)))
+                report = DRIVERS[mode_name]().run(ctx)
+        if report.requeued:
+            report.notes.append(f"re-queued {report.requeued} trials that dead or interrupted workers left running")
+        counts, files = finalize_run(out, space, storage_obj, study_name, mode_name)
+        wall = time.time() - started
+        write_manifest(out, space, study_name, report, counts, mode_name, reason, seed, sampler, storage_url,
+                       started, wall)
+        files.append(out / "manifest.json")
+        if plots and counts.get("scored", 0):
+            from .plots import plot_results
 
-        files += plot_results(out, space.objectives)
+            files += plot_results(out, space.objectives)
     return SearchSummary(out, study_name, mode_name, reason, report, counts, wall, files)
+
+
+def interrupted(err: BaseException | None) -> bool:
+    """Whether ``err`` is Ctrl-C (KeyboardInterrupt), or an error raised while one was being
+    handled (Optuna's journal-file lock, interrupted mid-release, fails its cleanup with an
+    OSError that would otherwise hide the interrupt)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__context__
+    return False
+
+
+@contextmanager
+def resume_hint_on_interrupt(out: Path):
+    """On Ctrl-C, say on stderr that the search was interrupted and how to resume it, then
+    raise KeyboardInterrupt (the CLI exits 130). Completed trials and chunks are stored, and
+    the trials left running are re-queued when the search resumes."""
+    try:
+        yield
+    except BaseException as err:
+        if not interrupted(err):
+            raise
+        print(f"search interrupted: completed work is kept (results folder {out}/); run the same command "
+              "again to resume it", file=sys.stderr, flush=True)
+        if isinstance(err, KeyboardInterrupt):
+            raise
+        raise KeyboardInterrupt from err
 
 
 BACKENDS = ("loky", "threading", "dask")
@@ -210,8 +243,8 @@ def check_disk(out_dir: Path, rows: int) -> None:
 
 
 def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: str = "nested"):
-    """Merge the shards of completed trials (or all exhaustive chunks) into configs.parquet,
-    then write configs.csv and pareto.csv.
+    """Merge the shards of completed trials (or the exhaustive chunks of this space) into
+    configs.parquet, then write configs.csv and pareto.csv.
 
     The study is the record: completed trials that no local shard holds (scored on another
     host, or whose shard was lost) are re-scored from their parameters, so every host sees the
@@ -230,8 +263,10 @@ def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: 
 
         study = optuna.load_study(study_name=study_name, storage=storage)
         complete = {t.number: t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))}
+    # the shards of this search: the exhaustive chunks of this very space, or the trials' batches
+    pattern = f"{exhaustive_prefix(space)}*.parquet" if mode == "exhaustive" else "trials-*.parquet"
     frames = []
-    for path in sorted(shard_dir.glob("*.parquet")) if shard_dir.exists() else []:
+    for path in sorted(shard_dir.glob(pattern)) if shard_dir.exists() else []:
         df = pq.read_table(path).to_pandas()
         if complete is not None and "trial" in df:
             df = df[df["trial"].isin(complete.keys())]

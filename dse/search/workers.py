@@ -13,6 +13,8 @@ A RUNNING trial is stale when
   gone: known at once, so a restart after a kill resumes without waiting;
 * its worker's beat has not moved for ``grace`` seconds of the reaper's own clock (a host that
   died or lost its network): no clock is compared across hosts, so skew does not matter;
+* its worker has finished (``done``) and still holds it: it left its trial loop between
+  asking and telling the trial (Ctrl-C, an error), and the record it wrote on leaving says so;
 * no worker claims it (its worker was killed between asking it and recording the claim) and
   no live worker is between those two steps, or it stays unclaimed for ``grace`` seconds.
 
@@ -166,6 +168,9 @@ class Worker:
                 pass
 
     def __exit__(self, *exc) -> bool:
+        """Stop the heartbeat and write the record as done. Trials still held (the loop was left
+        by Ctrl-C or an error before telling them) stay in the record: the :class:`Reaper` of
+        any worker, this command run again included, fails them and queues them again."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
@@ -194,7 +199,13 @@ class Reaper:
     def dead_workers(self, found: dict[str, dict], now: float) -> set[str]:
         dead = set()
         for key, record in found.items():
-            if key == self.own or record.get("done"):
+            if key == self.own:
+                continue
+            if record.get("done"):
+                # it left its trial loop: the trials it still holds (an interrupt or an error
+                # stopped it between asking and telling them) will never be told
+                if record.get("trials"):
+                    dead.add(key)
                 continue
             gone = local_worker_gone(record)
             if gone is not None:

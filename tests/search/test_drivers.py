@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import optuna
 import pandas as pd
 import pytest
 
@@ -166,3 +167,180 @@ def test_unwritable_results_folder_is_reported_before_work(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "--out" in result.stderr and "Traceback" not in result.stderr
+
+
+def edited(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    """QUICKSTART with ``old`` replaced by ``new``, as tmp_path/name."""
+    text = QUICKSTART.read_text()
+    assert old in text
+    path = tmp_path / name
+    path.write_text(text.replace(old, new))
+    return path
+
+
+PLAN = ["num_gpus", "tp", "pp", "dp", "cp", "zero", "recompute", "microbatch"]
+
+
+def test_exhaustive_rerun_of_an_edited_space_scores_exactly_the_new_space(tmp_path):
+    """Chunks scored for an earlier version of the space are not kept: a grown space gets its
+    new configurations scored, a shrunk one loses the configurations it no longer holds, and
+    each configuration of the current space is in configs.parquet once, as a fresh run has it."""
+    out = tmp_path / "out"
+    grown = edited(tmp_path, "grown.yaml", "microbatch: [1, 2, 4]", "microbatch: [1, 2, 4, 8]")
+    shrunk = edited(tmp_path, "shrunk.yaml", "gpus: [8, 16, 32, 64]", "gpus: [8, 16]")
+    run_search(QUICKSTART, out_dir=out, mode="exhaustive", progress=False, plots=False)
+    for space, size in ((grown, 738), (shrunk, 270)):
+        again = run_search(space, out_dir=out, mode="exhaustive", progress=False, plots=False)
+        fresh = run_search(space, out_dir=tmp_path / f"fresh-{space.stem}", mode="exhaustive",
+                           progress=False, plots=False)
+        assert again.report.space_size == again.counts["scored"] == fresh.counts["scored"] == size
+        got, want = (pd.read_parquet(o / "configs.parquet").sort_values(PLAN).reset_index(drop=True)
+                     for o in (out, fresh.out_dir))
+        assert not got.duplicated(subset=PLAN).any()
+        pd.testing.assert_frame_equal(got, want)
+        pd.testing.assert_frame_equal(pd.read_csv(out / "pareto.csv"), pd.read_csv(fresh.out_dir / "pareto.csv"))
+        assert any("another version of the space" in n for n in again.report.notes)
+    assert set(pd.read_parquet(out / "configs.parquet")["num_gpus"]) == {8, 16}
+    # the same space again is a resume: every chunk kept, nothing re-scored
+    kept = {p: p.stat().st_mtime_ns for p in (out / "shards").glob("*.parquet")}
+    again = run_search(shrunk, out_dir=out, mode="exhaustive", progress=False, plots=False)
+    assert again.counts["scored"] == 270 and "2 of 2 chunks kept from earlier runs" in again.report.notes
+    assert {p: p.stat().st_mtime_ns for p in (out / "shards").glob("*.parquet")} == kept
+
+
+def test_exhaustive_chunks_are_keyed_by_what_they_score(tmp_path):
+    from dse.search.drivers import chunk_key
+    from dse.search.space import load_space
+
+    base = chunk_key(load_space(QUICKSTART))
+    same = edited(tmp_path, "same.yaml", "n_trials: 40", "n_trials: 400")  # an Optuna setting only
+    assert chunk_key(load_space(same)) == base
+    for old, new in (("microbatch: [1, 2, 4]", "microbatch: [1, 2]"),
+                     ("max_memory_fraction: 1.0", "max_memory_fraction: 0.9"),
+                     ("max_exhaustive: 50000000", "max_exhaustive: 50000000\n  chunk_configs: 10")):
+        assert chunk_key(load_space(edited(tmp_path, "other.yaml", old, new))) != base, old
+
+
+def interrupt_after(monkeypatch, n: int, in_lock_cleanup: bool = False) -> None:
+    """Raise KeyboardInterrupt (as Ctrl-C does) in the search loop once ``n`` trials are told;
+    ``in_lock_cleanup``: as when Ctrl-C lands in Optuna's journal lock, whose cleanup then
+    fails with an OSError raised while handling it."""
+    from dse.search import runner
+
+    told = []
+
+    def update(self, info):
+        told.append(info)
+        if len(told) == n:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                if in_lock_cleanup:
+                    raise FileNotFoundError(2, "No such file or directory", "study.journal.lock1234.rename")
+                raise
+
+    monkeypatch.setattr(runner._Progress, "update", update)
+
+
+@pytest.mark.parametrize("mode,in_lock_cleanup", [("optuna", False), ("nested", False), ("optuna", True)])
+def test_interrupted_search_resumes_with_its_running_trials_requeued_once(tmp_path, monkeypatch, capsys, mode,
+                                                                          in_lock_cleanup):
+    """Ctrl-C in the middle of a batch (batch_size 8: trials 8-10 told, 11-15 still running):
+    the run says how to resume and raises KeyboardInterrupt; the re-run fails and re-queues
+    the 5 running trials once each and completes the study."""
+    from optuna.trial import TrialState
+
+    from dse.search.storage import storage_for
+
+    interrupt_after(monkeypatch, 11, in_lock_cleanup)
+    with pytest.raises(KeyboardInterrupt):
+        run_search(QUICKSTART, out_dir=tmp_path, mode=mode, sampler="random", total_trials=24,
+                   progress=False, plots=False)
+    err = capsys.readouterr().err
+    assert "search interrupted" in err and "run the same command again" in err and str(tmp_path) in err
+    storage, _ = storage_for(None, tmp_path)
+    study = optuna.load_study(study_name="quickstart", storage=storage)
+    running = sorted(t.number for t in study.get_trials(states=(TrialState.RUNNING,)))
+    assert running == [11, 12, 13, 14, 15]
+
+    monkeypatch.undo()
+    rerun = run_search(QUICKSTART, out_dir=tmp_path, mode=mode, sampler="random", total_trials=24,
+                       progress=False, plots=False)
+    assert rerun.report.requeued == 5
+    study = optuna.load_study(study_name="quickstart", storage=storage)
+    by_state = {s: sorted(t.number for t in study.trials if t.state == s) for s in TrialState}
+    assert by_state[TrialState.RUNNING] == [] and by_state[TrialState.WAITING] == []
+    assert by_state[TrialState.FAIL] == running and len(by_state[TrialState.COMPLETE]) == 24
+    retries = sorted(t.user_attrs["dse_retry_of"] for t in study.trials if "dse_retry_of" in t.user_attrs)
+    assert retries == running  # each once
+    configs = pd.read_parquet(tmp_path / "configs.parquet")
+    assert set(configs["trial"]) <= set(by_state[TrialState.COMPLETE])
+    if mode == "optuna":
+        assert len(configs) == 24
+
+
+def test_sigint_stops_the_search_with_a_resume_hint_and_the_rerun_requeues(tmp_path):
+    """The real thing: SIGINT (Ctrl-C) a running `dse search`; it exits 130 saying how to
+    resume; the same command run again leaves no trial RUNNING: it fails each trial the
+    interrupt left running and re-queues once each of those that had their parameters."""
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+    from optuna.trial import TrialState
+
+    cmd = [str(DSE), "search", str(QUICKSTART), "--out", str(tmp_path), "--mode", "optuna",
+           "--sampler", "random", "--no-plots", "--json"]
+    # SIGINT as a terminal sends it (a background job may have inherited it ignored)
+    proc = subprocess.Popen(cmd + ["--total-trials", "3000"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    journal = tmp_path / "study.journal"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        if journal.exists():
+            try:
+                study = optuna.load_study(study_name="quickstart",
+                                          storage=JournalStorage(JournalFileBackend(str(journal))))
+            except KeyError:
+                continue
+            if len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))) >= 24:
+                break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "search interrupted" in err and "run the same command again" in err and "Traceback" not in err
+    study = optuna.load_study(study_name="quickstart", storage=JournalStorage(JournalFileBackend(str(journal))))
+    left = sorted(t.number for t in study.get_trials(states=(TrialState.RUNNING,)))
+    # a trial interrupted before its parameters were suggested holds no configuration to retry
+    with_params = sorted(t.number for t in study.get_trials(states=(TrialState.RUNNING,)) if t.params)
+    done = len(study.get_trials(states=(TrialState.COMPLETE,)))
+    assert 24 <= done < 3000
+
+    rerun = subprocess.run(cmd + ["--total-trials", str(done + 16)], capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    study = optuna.load_study(study_name="quickstart", storage=JournalStorage(JournalFileBackend(str(journal))))
+    assert not study.get_trials(states=(TrialState.RUNNING,))
+    assert len(study.get_trials(states=(TrialState.COMPLETE,))) == done + 16
+    assert sorted(t.number for t in study.get_trials(states=(TrialState.FAIL,))) == left
+    assert sorted(t.user_attrs["dse_retry_of"] for t in study.trials if "dse_retry_of" in t.user_attrs) == with_params
+    assert json.loads(rerun.stdout)["report"]["requeued"] == len(left)
+
+
+def test_a_space_without_a_valid_configuration_is_refused_with_the_reason(tmp_path):
+    """No degrees give a data-parallel size that divides the global batch on 12 GPUs: an input
+    error (exit 2) that says so, before any work; no results, no claim of figures."""
+    from dse.errors import InputError
+
+    space = edited(tmp_path, "twelve.yaml", "gpus: [8, 16, 32, 64]", "gpus: [12]")
+    with pytest.raises(InputError) as err:
+        run_search(space, out_dir=tmp_path / "out", progress=False, plots=False)
+    text = str(err.value)
+    assert "twelve.yaml" in text and "no valid configuration" in text and "on 12 GPUs" in text
+    assert "global batch (256 sequences)" in text and "dp = 12/(tp*pp*cp): 3, 6, 12" in text
+    assert not (tmp_path / "out").exists()
+    for mode in ("exhaustive", "nested", "optuna"):
+        result = subprocess.run([str(DSE), "search", str(space), "--out", str(tmp_path / "out"), "--mode", mode],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2, (mode, result.stdout, result.stderr)
+        assert "no valid configuration" in result.stderr and "Traceback" not in result.stderr
+        assert "results in" not in result.stdout and "continuous" not in result.stdout
+    assert not (tmp_path / "out").exists()

@@ -221,3 +221,26 @@ def test_hardware_grid_rejects_continuous_knob():
         hardware_grid(space)
     assert "hardware.scaleout_gbitps" in str(info.value) or "hardware.peak_scale" in str(info.value)
     assert space.source_path in str(info.value)
+
+
+@pytest.mark.parametrize("gpus,parallel,reason", [
+    (12, {}, "no global batch (256 sequences) is a multiple of dp*microbatch (dp = 12/(tp*pp*cp): 3, 6, 12; "
+             "microbatch: 1, 2, 4)"),
+    (6, {"tp": [2, 4], "pp": [2]}, "no product tp*pp*cp divides 6 GPUs (tp 2, 4; pp 2; cp 1)"),
+    (6, {"pp": [4]}, "no pp of parallel.pp (4) divides 6 GPUs"),
+    (8, {}, None),
+])
+def test_no_plan_reason_names_the_check_that_left_no_plan(gpus, parallel, reason):
+    from dse.search.enumerate import check_not_empty, no_plan_reason
+
+    data = yaml.safe_load((ROOT / "search_spaces" / "quickstart.yaml").read_text())
+    data["gpus"] = [gpus]
+    data["parallel"].update(parallel)
+    space = space_from_dict(data)
+    assert no_plan_reason(space, gpus) == reason
+    if reason is None:
+        check_not_empty(space)
+    else:
+        with pytest.raises(InputError, match="no valid configuration") as err:
+            check_not_empty(space)
+        assert reason in str(err.value)

@@ -196,3 +196,37 @@ def test_a_requeued_trial_that_dies_before_suggesting_is_requeued_again(tmp_path
     (retry,) = waiting(study)
     assert retry.system_attrs["fixed_params"] == {"x": 3.0}
     assert retry.user_attrs["dse_retry_of"] == trial.number
+
+
+def test_a_worker_stopped_by_an_interrupt_has_its_held_trials_reaped_once(tmp_path):
+    """Ctrl-C between asking and telling: the worker leaves its loop and writes its record as
+    done, still holding the trials. Those are failed and queued again at once (this process
+    still lives, and a done record never beats again), by one reaper only."""
+    study = make_study(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        with Worker(study, interval=10) as worker:
+            worker.start_asking()
+            trials = [study.ask() for _ in range(3)]
+            for trial in trials:
+                trial.suggest_float("x", 0.0, 10.0)
+            worker.hold([t.number for t in trials])
+            study.tell(trials[0], [1.0])
+            worker.release([trials[0].number])
+            raise KeyboardInterrupt
+    rec = study.user_attrs[worker.key]
+    assert rec["done"] is True and rec["trials"] == [trials[1].number, trials[2].number]
+    other = optuna.load_study(study_name="s", storage=journal_storage(tmp_path / "study.journal"))
+    first, second = Reaper(study, grace=3600).reap(), Reaper(other, grace=3600).reap()
+    assert sorted(first + second) == [trials[1].number, trials[2].number]
+    assert study.trials[trials[0].number].state == TrialState.COMPLETE
+    assert sorted(t.user_attrs["dse_retry_of"] for t in waiting(study)) == [trials[1].number, trials[2].number]
+
+
+def test_a_finished_remote_worker_that_still_holds_trials_is_reaped_without_waiting(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    study.set_user_attr(PREFIX + "far", {"host": "another-host|boot|pid:[1]", "pid": 12345, "started": "",
+                                         "beat": 3, "trials": [trial.number], "done": True})
+    assert Reaper(study, grace=3600).reap() == [trial.number]
+    assert len(waiting(study)) == 1
