@@ -71,7 +71,7 @@ MOE_EP = [1, 2, 4, 8]
 SERVING_PARALLEL: dict[str, list[int]] = {"tp": [1, 2, 4, 8], "pp": [1, 2, 4]}
 SERVING_BATCHES = sorted(m * 2**i for i in range(13) for m in (1, 3) if m * 2**i <= 4096)  # 1, 2, 3, 4, 6, ..., 4096
 #: Kinds of run a what-if covers.
-WHATIF_KINDS = ("llm_train", "vit_train", "llm_inference", "dlrm_train", "dlrm_inference")
+WHATIF_KINDS = ("llm_train", "vit_train", "vit_inference", "llm_inference", "dlrm_train", "dlrm_inference")
 DLRM_KINDS = ("dlrm_train", "dlrm_inference")
 #: Knobs only LLM and ViT training use (serving and DLRM neither offload activations nor model
 #: the softmax units).
@@ -787,7 +787,7 @@ def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | N
                  rel_step: float, base_values: dict[str, float]) -> pd.DataFrame:
     step = float(rel_step)
     rows = []
-    llm_training = space.kind in ("llm_train", "vit_train")
+    llm_training = space.kind in ("llm_train", "vit_train", "vit_inference")
     knobs = [k for k in SENSITIVITY_KNOBS if llm_training or k not in TRAINING_ONLY_KNOBS]
     rate = throughput(space.kind).rate
     lows, highs = [], []

@@ -533,3 +533,18 @@ def test_narrow_heatmap_says_so_on_its_colour_bar():
     with mpl.rc_context(RC):
         fig = _heatmap_figure(result)
     assert "median \u00b15%" in fig.axes[-1].get_ylabel()  # the colour bar
+
+
+def test_a_vit_inference_what_if_keeps_forward_pass_plans():
+    """ViT inference: the what-if scores forward passes (no recompute, ZeRO 0 or FSDP) and more
+    scale-out bandwidth never lowers the best images per second."""
+    vit = {"name": "vit-h-inference", "workload": "inference", "precision": "bf16",
+           "model": {"name": "ViT-H/14", "family": "vit", "layers": 32, "hidden": 1280, "heads": 16,
+                     "ffn_hidden": 5120, "patch": 14, "image_size": 224},
+           "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 16},
+           "parallel": {"tp": 1, "dp": 16, "zero": 3, "microbatch": 32, "global_batch": 512}}
+    result = whatif(vit, {"scaleout_gbitps": [25, 100, 400]})
+    points = result.points
+    assert set(points["recompute"]) == {"none"} and set(points["zero"]) <= {0, 3}
+    best = points["best_tokens_per_s"].to_numpy()  # 257 tokens an image: images/s x 257
+    assert np.all(np.diff(best) >= -1e-9 * best.max())

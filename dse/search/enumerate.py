@@ -26,6 +26,10 @@ SOFTWARE_COLUMNS = (
 )
 
 
+#: Kinds of run the training model scores (their plans are :func:`software_grid`'s): LLM and ViT
+#: training, and ViT inference (one forward pass on the same plan).
+TRAINING_MODEL_KINDS = ("llm_train", "vit_train", "vit_inference")
+
 def _cross(rows: dict[str, np.ndarray], name: str, values: list[int] | np.ndarray) -> dict[str, np.ndarray]:
     """Every row combined with every value of a new column ``name`` (row-major)."""
     values = np.asarray(values, dtype=np.int64)
@@ -61,7 +65,7 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
     """
     from ..api import RECOMPUTE_CODE
 
-    if space.kind not in ("llm_train", "vit_train"):
+    if space.kind not in TRAINING_MODEL_KINDS:
         raise ValueError(f"software_grid enumerates LLM and ViT training plans; this space is {space.kind} "
                          "(use plan_grid)")
     n_gpus = int(num_gpus)
@@ -139,16 +143,22 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
         f"{n_gpus}/(tp*pp*cp): {listed(dps)}; microbatch: {listed(micro)})" if not divides else
         "with vpp > 1, no plan has its microbatches per step (global_batch / (dp*microbatch)) a multiple of pp"))
 
-    rows = _cross(rows, "zero", uniq(par.zero))
+    forward_only = space.kind == "vit_inference"
+    # a forward pass keeps no gradient or optimizer state: ZeRO 1 and 2 equal 0; only FSDP (3)
+    # changes anything, and nothing is recomputed or offloaded for a backward
+    zeros = uniq(par.zero)
+    if forward_only:
+        zeros = sorted({0 if z < 3 else 3 for z in zeros})
+    rows = _cross(rows, "zero", zeros)
     # hybrid sharding: a proper divisor of dp*cp with ZeRO >= 1 (a group of all ranks is 0)
     rows = _cross(rows, "shard_group", uniq(par.shard_group))
     sg, dpc = rows["shard_group"], rows["dp"] * rows["cp"]
     rows = _keep(rows, (sg == 0) | ((rows["zero"] >= 1) & (sg < dpc) & (dpc % np.maximum(sg, 1) == 0)))
     none_left(rows, lambda: f"no shard_group of parallel.shard_group ({listed(par.shard_group)}) is 0 or a proper "
                             "divisor of dp*cp with ZeRO >= 1")
-    rows = _cross(rows, "recompute", sorted(int(RECOMPUTE_CODE[r]) for r in set(par.recompute)))
+    rows = _cross(rows, "recompute", [0] if forward_only else sorted(int(RECOMPUTE_CODE[r]) for r in set(par.recompute)))
     # (offloading model.layers or more is refused when the space loads)
-    rows = _cross(rows, "offload_layers", uniq(par.offload_layers))
+    rows = _cross(rows, "offload_layers", [0] if forward_only else uniq(par.offload_layers))
     # a stage offloads only layers it holds: ceil(layers / pp) at most
     rows = _keep(rows, rows["offload_layers"] <= -(-layers // rows["pp"]))
     none_left(rows, lambda: f"every offload_layers ({listed(par.offload_layers)}) exceeds the layers a pipeline "
@@ -273,6 +283,7 @@ def dlrm_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
 GRID_BUILDERS = {
     "llm_train": software_grid,
     "vit_train": software_grid,
+    "vit_inference": software_grid,
     "llm_inference": serving_grid,
     "dlrm_train": dlrm_grid,
     "dlrm_inference": dlrm_grid,
@@ -289,7 +300,7 @@ def no_plan_reason(space: SearchSpace, num_gpus: int) -> str | None:
     """Why ``space`` has no valid plan on ``num_gpus`` GPUs, in words (None if it has one).
     Training spaces name the check that left no plan; the others refer to the checks of their
     grid builder."""
-    if space.kind in ("llm_train", "vit_train"):
+    if space.kind in TRAINING_MODEL_KINDS:
         why: list[str] = []
         if len(software_grid(space, num_gpus, why)["num_gpus"]):
             return None

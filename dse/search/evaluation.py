@@ -129,6 +129,7 @@ KNOBS_KEY = "__knobs__"
 WORKLOADS: dict[str, Workload] = {
     "llm_train": Workload(_training_base, _training_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
     "vit_train": Workload(_vit_base, _vit_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
+    "vit_inference": Workload(_vit_base, _vit_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
     "llm_inference": Workload(
         _serving_base, _serving_evaluate, ("num_gpus", "tp", "pp", "dp", "ep", "batch", "spec_tokens"),
         ("hbm_bytes", "peak_flops", "nvlink_bw", "scaleout_bw", "nvlink_domain", "input_len", "output_len")),

@@ -114,6 +114,7 @@ VIT_METRICS = (
 METRICS_BY_KIND = {
     "llm_train": OBJECTIVE_METRICS,
     "vit_train": VIT_METRICS,
+    "vit_inference": VIT_METRICS,
     "llm_inference": SERVING_METRICS,
     "dlrm_train": DLRM_METRICS,
     "dlrm_inference": DLRM_METRICS,
@@ -123,10 +124,10 @@ ALL_METRICS = tuple(dict.fromkeys(m for ms in METRICS_BY_KIND.values() for m in 
 #: Constraints (besides max_gpus and max_memory_fraction, which every kind takes) -> the metric
 #: they bound, whether it is a lower (``min``) or upper (``max``) bound, and the kinds they apply to.
 METRIC_CONSTRAINTS = {
-    "min_tokens_per_s": ("tokens_per_s", "min", ("llm_train", "llm_inference", "vit_train")),
+    "min_tokens_per_s": ("tokens_per_s", "min", ("llm_train", "llm_inference", "vit_train", "vit_inference")),
     "max_itl_ms": ("itl_ms", "max", ("llm_inference",)),
     "max_ttft_ms": ("ttft_ms", "max", ("llm_inference",)),
-    "min_samples_per_s": ("samples_per_s", "min", ("dlrm_train", "dlrm_inference", "vit_train")),
+    "min_samples_per_s": ("samples_per_s", "min", ("dlrm_train", "dlrm_inference", "vit_train", "vit_inference")),
 }
 
 #: Keys the ``scenario`` block accepts (a scenario minus ``parallel`` and ``cluster.num_gpus``).
@@ -512,6 +513,7 @@ class DLRMSpaceSpec(SpaceSpec):
 SPEC_BY_KIND: dict[str, type[SpaceSpec]] = {
     "llm_train": SpaceSpec,
     "vit_train": SpaceSpec,
+    "vit_inference": SpaceSpec,
     "llm_inference": ServingSpaceSpec,
     "dlrm_train": DLRMSpaceSpec,
     "dlrm_inference": DLRMSpaceSpec,
@@ -783,7 +785,7 @@ def _validate_scenario(raw: Any, num_gpus: int) -> tuple[Scenario | None, list[F
                 "scenario.parallel", "",
                 "the parallel plan is what is searched: list candidate values in the top-level "
                 f"'parallel' block ({', '.join(schema.model_fields)})"
-                + (" and the batch in 'global_batch'" if kind in ("llm_train", "vit_train") else "")))
+                + (" and the batch in 'global_batch'" if kind in ("llm_train", "vit_train", "vit_inference") else "")))
         elif key not in SCENARIO_KEYS:
             problems.append(FieldProblem(f"scenario.{key}", "",
                                          f"unknown key '{key}'; allowed keys: {', '.join(SCENARIO_KEYS)}"))
@@ -844,11 +846,11 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                 f"constraints.{name}", short(getattr(spec.constraints, name)),
                 f"does not apply to {kind} runs; constraints for them: "
                 f"{', '.join(['max_gpus', 'max_memory_fraction', *usable])}"))
-    if spec.hardware.host_link_gbps is not None and kind not in ("llm_train", "vit_train"):
+    if spec.hardware.host_link_gbps is not None and kind not in ("llm_train", "vit_train", "vit_inference"):
         problems.append(FieldProblem("hardware.host_link_gbps", short(spec.hardware.host_link_gbps),
                                      f"only training offloads activations over the host link; {kind} runs "
                                      "do not use it"))
-    if spec.hardware.exp_tera_per_s is not None and kind not in ("llm_train", "vit_train"):
+    if spec.hardware.exp_tera_per_s is not None and kind not in ("llm_train", "vit_train", "vit_inference"):
         problems.append(FieldProblem("hardware.exp_tera_per_s", short(spec.hardware.exp_tera_per_s),
                                      f"only the training attention model uses the exponential rate; {kind} runs "
                                      "keep their fitted attention numbers"))
@@ -873,7 +875,8 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                 f"objectives.{i}.metric", repr(priced[0]),
                 f"the {base.cluster.gpu} preset has no price, so every cost would be 0: set "
                 "scenario.cluster.price_per_gpu_hour (USD) or a price_per_gpu_hour knob"))
-    checks = {"llm_train": _training_checks, "vit_train": _training_checks, "llm_inference": _serving_checks,
+    checks = {"llm_train": _training_checks, "vit_train": _training_checks, "vit_inference": _training_checks,
+              "llm_inference": _serving_checks,
               "dlrm_train": _dlrm_checks, "dlrm_inference": _dlrm_checks}
     return problems + checks[kind](spec, base)
 

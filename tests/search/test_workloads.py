@@ -275,6 +275,33 @@ def test_vit_space_checks_name_the_encoder():
     assert "not a metric of vit_train" in got["objectives.0.metric"]
     assert load_space(SPACES / "vit_22b_h100.yaml").kind == "vit_train"
 
+def test_a_vit_inference_space_searches_forward_passes(tmp_path):
+    """workload inference on a ViT: the plans of the training grid without what only a backward
+    needs (recompute, activation offloading, ZeRO 1 and 2: a forward pass keeps no gradient or
+    optimizer state), each scored as dse.evaluate scores that scenario, and faster than training."""
+    from dse.api import evaluate
+    from dse.scenario import scenario_from_dict
+
+    data = copy.deepcopy(VIT)
+    data["scenario"]["workload"] = "inference"
+    data["parallel"]["zero"] = [0, 1, 2, 3]
+    s = space_from_dict(data)
+    assert s.kind == "vit_inference"
+    g = plan_grid(s, 16)
+    assert set(g["recompute"]) == {0.0} and set(g["offload_layers"]) == {0.0} and set(g["zero"]) == {0.0, 3.0}
+    df = score_point(s, 16, {})
+    row = df.iloc[3]
+    plan = {k: int(row[k]) for k in ("tp", "pp", "dp", "cp", "zero", "microbatch", "global_batch")}
+    scenario = {**data["scenario"], "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 16}, "parallel": plan}
+    assert row["samples_per_s"] == pytest.approx(evaluate([scenario_from_dict(scenario)])["samples_per_s"].iat[0],
+                                                 rel=1e-9)
+    train = score_point(space(VIT), 16, {})
+    assert df["samples_per_s"].max() > 2 * train["samples_per_s"].max()
+    run = run_search(s, out_dir=tmp_path, mode="exhaustive", progress=False, plots=False)
+    frame, _ = _check_run(run, tmp_path)
+    assert len(frame) == run.report.space_size and (frame["recompute"] == 0).all()
+
+
 @pytest.mark.parametrize("name", ["llama3_70b_serving_h100", "llama3_70b_serving_h200", "dlrm_a_zionex",
                                   "dlrm_a_p4d"])
 def test_shipped_spaces_load_with_their_kind(name):
