@@ -399,11 +399,26 @@ def _library_versions() -> dict[str, str]:
     return versions
 
 
+def _number(x: float) -> str:
+    """A best-so-far figure: thousands separators from 1000 up, else 4 significant digits."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+#: Seconds between the plain progress lines of a search whose stderr is not a terminal (a batch
+#: job's log); ``DSE_PROGRESS_EVERY`` overrides it.
+LOG_EVERY_S = 60.0
+
+
 class _Progress:
-    """A rich progress bar: trials (or chunks) done, configurations scored, best so far, rate."""
+    """A rich progress bar: trials (or chunks) done, configurations scored, best so far, rate.
+    Without a terminal (an overnight job writing to a log) one plain line every
+    :data:`LOG_EVERY_S` seconds says the same."""
 
     def __init__(self, enabled: bool, mode: str, total: int, objectives: list[tuple[str, str]]):
         self.enabled = enabled and sys.stderr.isatty() or enabled and os.environ.get("DSE_PROGRESS") == "1"
+        self.log_every = float(os.environ.get("DSE_PROGRESS_EVERY", LOG_EVERY_S)) if enabled and not self.enabled else 0.0
+        self.done = 0
+        self.last_log = time.monotonic()
         self.mode = mode
         self.total = total
         self.objectives = objectives
@@ -441,13 +456,22 @@ class _Progress:
             )
             if better:
                 self.best = list(values)
+        self.done += info.get("trials", 0) + info.get("chunks", 0)
+        now = time.monotonic()
+        elapsed = max(now - self.start, 1e-9)
+        best = "-" if self.best is None else f"{self.objectives[0][0]}={_number(self.best[0])}"
         if self._progress is not None:
-            elapsed = max(time.monotonic() - self.start, 1e-9)
-            best = "-" if self.best is None else f"{self.objectives[0][0]}={self.best[0]:,.4g}"
             self._progress.update(
                 self._task, advance=info.get("trials", 0) + info.get("chunks", 0),
                 rate=f"{self.configs / elapsed:,.0f} configs/s", best=best,
             )
+        elif self.log_every > 0 and now - self.last_log >= self.log_every:
+            self.last_log = now
+            unit = "chunks" if info.get("chunks") else "trials"
+            print(f"search {self.mode}: {self.done:,} of {self.total:,} {unit}, {self.configs:,} configurations "
+                  f"scored ({self.configs / elapsed:,.0f}/s), best {best}, "
+                  + (f"{elapsed:.0f} s" if elapsed < 120 else f"{elapsed / 60:.1f} min"),
+                  file=sys.stderr, flush=True)
 
     def __exit__(self, *exc):
         if self._progress is not None:

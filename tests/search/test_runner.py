@@ -114,3 +114,16 @@ def test_the_manifest_space_reloads_as_the_same_space(path):
     space = load_space(path)
     again = space_from_dict(json.loads(space.spec.model_dump_json()), source=str(path))
     assert space_key(again) == space_key(space)
+
+
+def test_a_search_without_a_terminal_logs_plain_progress_lines(tmp_path, monkeypatch, capsys):
+    """An overnight job writing to a log has no progress bar: it gets one plain line every
+    DSE_PROGRESS_EVERY seconds (trials done of the total, configurations scored, best so far);
+    with progress off, nothing."""
+    monkeypatch.setenv("DSE_PROGRESS_EVERY", "1e-9")
+    monkeypatch.delenv("DSE_PROGRESS", raising=False)
+    run_search(CODESIGN_SMALL, out_dir=tmp_path / "on", mode="optuna", total_trials=12, progress=True, plots=False)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("search optuna:")]
+    assert lines and "of 12 trials" in lines[-1] and "configurations scored" in lines[-1] and "best " in lines[-1]
+    run_search(CODESIGN_SMALL, out_dir=tmp_path / "off", mode="optuna", total_trials=12, progress=False, plots=False)
+    assert "search optuna:" not in capsys.readouterr().err
