@@ -78,7 +78,9 @@ sets the pace and the memory), the period of one iteration is p stage times
 p t_stage.
 
 **Memory per GPU**: weights (linear layers at weight_bytes, embedding and LM head at
-head_bytes, sharded t ways, l/p layers), the engine's activation workspace for one iteration's
+head_bytes, sharded t ways, l/p layers; a partly quantized checkpoint keeps its attention
+projections, ``attn_16bit``, or its first and last layers, ``end_layers_16bit``, at 16 bits,
+which its GEMMs then read and run at the 16-bit rate), the engine's activation workspace for one iteration's
 tokens and the fp32 logits, a reserve (``memory_reserved``), and the KV cache. The engine gives
 ``kv_mem_fraction`` of the memory left to the KV cache (TensorRT-LLM's
 kv_cache_free_gpu_mem_fraction, 0.9 by default), reserving for each sequence
@@ -537,6 +539,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     attn_w = h * (a_loc + 2.0 * g_loc) * d + a_loc * d * h
     if any_mla:
         attn_w = np.where(mla, sum(K * N for K, N in mla_shapes), attn_w)
+
     def layer_weights(w_b, w_a):
         """Bytes of one dense and one MoE layer, linear weights at w_b (attention at w_a)."""
         w_dense = w_a * attn_w + w_b * mats * h * f_loc + 2.0 * h * ab
