@@ -495,6 +495,11 @@ class InferenceSpec(Spec):
     #: transformer layers entirely 16-bit (Meta's Llama 3.1 FP8 checkpoints, "The Llama 3 Herd of
     #: Models" sec. 6.2). 16-bit parts read 16-bit weights and run at the 16-bit tensor rate
     quant_scope: Literal["all", "ffn", "ffn_except_end_layers"] = "all"
+    #: attention data parallelism (dp replicas whose tokens meet in the experts, ep > tp): whether
+    #: the engine schedules prompts on every rank in the same iterations (TensorRT-LLM's
+    #: attention_dp_config enable_balance). Without it each rank takes its prompts on its own and
+    #: the others wait for it at every MoE layer's dispatch (TensorRT-LLM's default)
+    attention_dp_balance: bool = False
     #: one instance of a disaggregated deployment: ``prefill`` runs prompts only (iterations of
     #: max_num_tokens prompt tokens; its KV is shipped to decode instances), ``decode`` runs
     #: decodes only (requests arrive with their prompt's KV); ``both`` serves whole requests

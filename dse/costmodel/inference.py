@@ -36,6 +36,12 @@ rate) the prompts in flight share that room: as a processor-sharing queue of loa
 ``rho = n_pre / (budget - n_dec)`` the first token takes ``1 / (1 - rho)`` times as long
 (rho capped at 0.9).
 
+**Attention data parallelism** (dp replicas whose tokens meet in the experts, ep > t): every MoE
+layer's dispatch waits for the slowest rank, so a replica's own work takes a prompt chunk's time
+whenever any of the R = ep/t ranks runs one, ``1 - (1 - phi)^R`` of the iterations instead of
+phi; the others wait in the all-to-all. An engine that schedules prompts on every rank in the
+same iterations (``adp_balance``: TensorRT-LLM's attention_dp_config enable_balance) keeps phi.
+
 **One iteration** runs every layer over the n_dec + n_pre tokens (prompt and decode tokens
 share the GEMMs; their attention runs in separate kernels):
 
@@ -195,6 +201,9 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                          "FFN and expert matrices quantized: Meta's Llama 3.1 FP8); 0 = quantized too"),
     "end_layers_16bit": (0.0, "1 if a quantized checkpoint keeps its first and last transformer layers "
                               "entirely 16-bit (Meta's Llama 3.1 FP8); 0 = none"),
+    "adp_balance": (0.0, "1 if the engine schedules prompts on every attention-DP rank in the same "
+                         "iterations (TensorRT-LLM attention_dp_config enable_balance); 0 = each rank "
+                         "on its own, the others waiting for it at every MoE layer"),
     "gemm_in_bytes": (0.0, "bytes per GEMM input activation element; 0 = quantised like the weights "
                            "(min(weight_bytes, act_bytes)); weight-only quantization keeps the "
                            "precision's (2 for W4A16)"),
@@ -457,7 +466,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         shared = S * (gemm(M, h, (mats - 1.0) * fe / t, wbytes=w_b, rate=r, xbytes=x_b)
                       + gemm(M, fe / t, h, wbytes=w_b, rate=r, xbytes=x_b))
         moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
-        return qkv, out, dense_ffn, moe_ffn
+        return qkv, out, dense_ffn, moe_ffn, np.where(is_moe, experts, 0.0)
 
     # ------------------------------------------------------------------ one pipeline stage
     def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True):
@@ -471,11 +480,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         """
         q = q_tok if (spec and any_spec) else 1.0
         M = q * n_dec + n_pre
-        qkv, out, dense_ffn, moe_ffn = layer_gemms(M, wb, xb, mm_rate, wb_attn, xb_attn, rate_attn)
+        qkv, out, dense_ffn, moe_ffn, routed_ffn = layer_gemms(M, wb, xb, mm_rate, wb_attn, xb_attn, rate_attn)
         if any_end16:  # the stage's 16-bit end layers, averaged in per layer
             ends = layer_gemms(M, w16, x16, rate16, w16, x16, rate16)
-            qkv, out, dense_ffn, moe_ffn = ((1.0 - u16) * mine + u16 * end
-                                            for mine, end in zip((qkv, out, dense_ffn, moe_ffn), ends))
+            qkv, out, dense_ffn, moe_ffn, routed_ffn = (
+                (1.0 - u16) * mine + u16 * end for mine, end in zip((qkv, out, dense_ffn, moe_ffn, routed_ffn), ends))
         proj = qkv + out
 
         # attention: decode reads the KV cache, prefill is causal FLOPs
@@ -518,7 +527,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
                  # the same terms split per op (they add up to ``total``), for dse.trace
                  "qkv": L * qkv, "out": L * out, "ffn": L * (dense_frac * dense_ffn + moe_frac * moe_ffn),
                  "attn_dec": L * dec_attn, "attn_pre": L * pre_attn, "elem": elem_t, "head": head,
-                 "overhead": overhead}
+                 "overhead": overhead,
+                 # what the pooled replicas run together: the routed experts and their all-to-alls
+                 "pooled": L * moe_frac * routed_ffn + ep_t}
         if spec and any_spec:
             # k draft steps before the verification, one token per decoding sequence each:
             # draft_layers layers of the target's shape and the LM head (counted in the ops they
@@ -614,6 +625,16 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         mix = stage(n_dec, chunk, b, chunk * keys_pre * core_key, keys_dec)
         dec = stage(n_dec, 0.0, b, 0.0, keys_dec)
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
+        # attention data parallelism (experts pooled over R replicas): every MoE layer's dispatch
+        # waits for the slowest rank, so a replica's own work (attention, projections, dense and
+        # shared parts) takes a prompt chunk's time whenever ANY of the R ranks runs one, with
+        # probability 1 - (1 - phi)^R, not in a fraction phi of the iterations; the ranks that
+        # run none wait in the all-to-all. An engine that schedules prompts on every rank in the
+        # same iterations (adp_balance) keeps phi.
+        p_any = np.where((pool > 1.0) & (c["adp_balance"] <= 0), 1.0 - (1.0 - phi) ** pool, phi)
+        wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
+        mean["total"] = mean["total"] + wait
+        mean["ep"] = mean["ep"] + wait
         return mean, mix, chunk, b, n_pre / room
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

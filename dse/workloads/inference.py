@@ -106,6 +106,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "window_scope": WINDOW_SCOPE[spec.window_scope],
         "phase": {"both": 0.0, "prefill": 1.0, "decode": 2.0}[spec.phase],
         "gemm_in_bytes": gemm_in,
+        "adp_balance": float(spec.attention_dp_balance),
         "attn_16bit": float(spec.quant_scope != "all"),
         "end_layers_16bit": float(spec.quant_scope == "ffn_except_end_layers"),
         "spec_tokens": float(spec.speculative_tokens),

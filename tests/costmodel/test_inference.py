@@ -425,3 +425,44 @@ def test_a_fixed_token_budget_sets_the_prefill_instance_iteration():
     out = one(cols)
     assert out["batch"] == pytest.approx(8192 / 2000)
     assert out["input_tokens_per_s"] == pytest.approx(8192 / out["iteration_time_s"], rel=1e-12)
+
+
+# ---------------------------------------------------------------------------- attention data parallelism
+def adp(ranks, balance=False, **kw):
+    """Mixtral-8x7B FP8 with attention data parallelism over ``ranks`` H100s (tp 1, ep = dp =
+    ranks), 2,000-token prompts and 500-token answers at 64 sequences per rank."""
+    cols = dse.load_scenario({
+        "workload": "inference", "precision": "fp8", "model": "mixtral-8x7b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": ranks}, "parallel": {"tp": 1, "dp": ranks, "ep": ranks},
+        "inference": {"input_len": 2000, "output_len": 500, "batch": 64, "attention_dp_balance": balance, **kw}})
+    return one(inference_columns(cols))
+
+
+def test_attention_dp_ranks_wait_for_the_slowest_at_every_moe_layer():
+    """With R ranks taking prompts on their own, an iteration's own work takes a prompt chunk's
+    time whenever any rank runs one (1 - (1 - phi)^R of the iterations): never faster than
+    ranks scheduled together (attention_dp_balance), the wait counted in the all-to-all and
+    growing with R; one rank, a balanced engine and a decode-only instance do not wait."""
+    one_rank, one_bal = adp(1), adp(1, balance=True)
+    assert one_rank["itl_ms"] == one_bal["itl_ms"]
+    waits = []
+    for ranks in (2, 4, 8):
+        free, bal = adp(ranks), adp(ranks, balance=True)
+        assert free["itl_ms"] > bal["itl_ms"]
+        assert free["memory_per_gpu_bytes"] == bal["memory_per_gpu_bytes"]
+        waits.append(free["itl_ms"] / bal["itl_ms"] - 1.0)
+    assert waits[0] < waits[1] < waits[2]
+    dec, dec_bal = adp(8, phase="decode"), adp(8, phase="decode", balance=True)
+    assert dec["itl_ms"] == pytest.approx(dec_bal["itl_ms"], rel=1e-12)
+
+
+@given(ranks=st.sampled_from([2, 4, 8]), batch=st.integers(1, 256), inp=st.integers(16, 8000),
+       out=st.integers(2, 4000))
+@PROPERTY
+def test_waiting_for_the_slowest_rank_never_speeds_a_plan_up(ranks, batch, inp, out):
+    """Over request shapes and batches, ranks on their own are never faster than ranks scheduled
+    together, and the figures stay finite."""
+    kw = dict(batch=batch, input_len=inp, output_len=out)
+    free, bal = adp(ranks, **kw), adp(ranks, balance=True, **kw)
+    assert free["itl_ms"] >= bal["itl_ms"] * (1 - 1e-12)
+    assert np.isfinite(free["itl_ms"]) and free["tokens_per_s"] > 0
