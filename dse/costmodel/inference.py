@@ -391,6 +391,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     fe = c["expert_ffn_hidden"]
     etp = np.maximum(t / ep, 1.0)  # ways each expert is sharded
     pool = np.maximum(ep / t, 1.0)  # replicas whose tokens meet in one expert group
+    adp_free = (pool > 1.0) & (c["adp_balance"] <= 0)  # attention-DP ranks that wait for each other
+    any_adp = bool(np.any(adp_free))
     E_loc = E / ep
     fe_loc = fe / etp
     S = c["shared_experts"]
@@ -466,7 +468,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         shared = S * (gemm(M, h, (mats - 1.0) * fe / t, wbytes=w_b, rate=r, xbytes=x_b)
                       + gemm(M, fe / t, h, wbytes=w_b, rate=r, xbytes=x_b))
         moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
-        return qkv, out, dense_ffn, moe_ffn, np.where(is_moe, experts, 0.0)
+        return qkv, out, dense_ffn, moe_ffn, experts
 
     # ------------------------------------------------------------------ one pipeline stage
     def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True):
@@ -527,9 +529,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
                  # the same terms split per op (they add up to ``total``), for dse.trace
                  "qkv": L * qkv, "out": L * out, "ffn": L * (dense_frac * dense_ffn + moe_frac * moe_ffn),
                  "attn_dec": L * dec_attn, "attn_pre": L * pre_attn, "elem": elem_t, "head": head,
-                 "overhead": overhead,
-                 # what the pooled replicas run together: the routed experts and their all-to-alls
-                 "pooled": L * moe_frac * routed_ffn + ep_t}
+                 "overhead": overhead}
+        if any_adp:  # what the pooled replicas run together: the routed experts, their all-to-alls
+            parts["pooled"] = L * moe_frac * np.where(is_moe, routed_ffn, 0.0) + ep_t
         if spec and any_spec:
             # k draft steps before the verification, one token per decoding sequence each:
             # draft_layers layers of the target's shape and the LM head (counted in the ops they
@@ -537,8 +539,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             one = stage(n_dec, 0.0, n_dec, 0.0, ctx, spec=False)
             per_layer = np.where(n_dec > 0, nspec * c["draft_layers"] / L, 0.0)
             heads = np.where(n_dec > 0, nspec, 0.0)
-            for op in ("qkv", "out", "ffn", "attn_dec", "elem", "tp", "ep", "gemm", "attention"):
-                parts[op] = parts[op] + per_layer * one[op]
+            for op in ("qkv", "out", "ffn", "attn_dec", "elem", "tp", "ep", "gemm", "attention", "pooled"):
+                if op in parts:
+                    parts[op] = parts[op] + per_layer * one[op]
             parts["head"] = parts["head"] + heads * one["head"]
             extra_compute = per_layer * (one["gemm"] + one["attention"] + one["elem"]) + heads * one["head"]
             parts["other"] = parts["other"] + per_layer * one["elem"] + heads * one["head"]
@@ -631,10 +634,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # probability 1 - (1 - phi)^R, not in a fraction phi of the iterations; the ranks that
         # run none wait in the all-to-all. An engine that schedules prompts on every rank in the
         # same iterations (adp_balance) keeps phi.
-        p_any = np.where((pool > 1.0) & (c["adp_balance"] <= 0), 1.0 - (1.0 - phi) ** pool, phi)
-        wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
-        mean["total"] = mean["total"] + wait
-        mean["ep"] = mean["ep"] + wait
+        if any_adp:
+            p_any = np.where(adp_free, 1.0 - (1.0 - phi) ** pool, phi)
+            wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
+            mean["total"] = mean["total"] + wait
+            mean["ep"] = mean["ep"] + wait
         return mean, mix, chunk, b, n_pre / room
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
