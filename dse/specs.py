@@ -495,6 +495,11 @@ class InferenceSpec(Spec):
     #: transformer layers entirely 16-bit (Meta's Llama 3.1 FP8 checkpoints, "The Llama 3 Herd of
     #: Models" sec. 6.2). 16-bit parts read 16-bit weights and run at the 16-bit tensor rate
     quant_scope: Literal["all", "ffn", "ffn_except_end_layers"] = "all"
+    #: how the engine sizes its KV cache: the fraction of the GPU's whole memory it may fill with
+    #: weights, workspace and cache (vLLM's gpu_memory_utilization, 0.9 by default there; SGLang's
+    #: mem_fraction_static). None = TensorRT-LLM's rule: 0.9 of the memory the weights, workspace
+    #: and reserve leave
+    gpu_memory_utilization: Annotated[float, Field(strict=False, gt=0, le=1, allow_inf_nan=False)] | None = None
     #: attention data parallelism (dp replicas whose tokens meet in the experts, ep > tp): whether
     #: the engine schedules prompts on every rank in the same iterations (TensorRT-LLM's
     #: attention_dp_config enable_balance). Without it each rank takes its prompts on its own and

@@ -116,6 +116,9 @@ DSTACK = {
 #    Raw JSON stored for (I, O, N): (128,2048,{8,32,64,256}), (2048,2048,{4 latency test,8,16,128}),
 #    (32784,2048,{4}); the other rows are in the CSV only (same repository, same commit).
 DSTACK_RAW = {(128, 2048): {8, 32, 64, 256}, (2048, 2048): {4, 8, 16, 128}, (32784, 2048): {4}}
+#: vLLM's default gpu_memory_utilization (0.6 and 0.11 alike): the engine fills 0.9 of the GPU's whole
+#: memory with weights, activations and the KV cache (INFERRED: neither source sets the flag)
+VLLM_MEM_UTIL = 0.9
 DSTACK_WEIGHTS_GB = 56.7677   # FACT: raw_data/gpu-usage.md, 'Loading model weights took 56.7677 GB in each GPU'
 
 
@@ -143,11 +146,11 @@ def dstack_cases():
                 "parallel": {"tp": 8, **PARALLEL},
                 "inference": {"input_len": isl, "output_len": osl, "batch": None, "concurrency": n,
                               "mode": "offline_max_throughput", "kv_cache_dtype": "bf16",
-                              "quant_scope": "ffn_except_end_layers"},
+                              "quant_scope": "ffn_except_end_layers", "gpu_memory_utilization": VLLM_MEM_UTIL},
                 "target": {"metric": "tokens_per_s", "value": round(out_tps, 2)},
                 "also": {"requests_per_s": round(total_tps / (isl + osl), 5)},
                 "inferred": sorted(MODEL_INFERRED + ["parallel.dp", "parallel.pp", "inference.concurrency",
-                                                     "inference.kv_cache_dtype"]),
+                                                     "inference.kv_cache_dtype", "inference.gpu_memory_utilization"]),
                 "notes": (f"vLLM {kind}: N = {n} prompts of {isl} tokens, {osl} output tokens each (fixed), "
                           f"meta-llama/Llama-3.1-405B-FP8 on 8 H100 SXM5 (one TP-8 replica), {raw}. Measured "
                           f"elapsed {elapsed:g} s and {total_tps:g} tokens/s counting input + output tokens (the "
@@ -210,7 +213,8 @@ def gpustack_cases():
             inferred = MODEL_INFERRED + MOE_INFERRED + ["parallel.dp", "parallel.pp", "parallel.ep",
                                                         "cluster.gpu", "cluster.gpus_per_node",
                                                         "inference.output_len", "inference.concurrency",
-                                                        "inference.kv_cache_dtype"]
+                                                        "inference.kv_cache_dtype",
+                                                        "inference.gpu_memory_utilization"]
             if dep["mnt_inferred"]:
                 inferred.append("inference.max_num_tokens")
             short = abs(out_mean - osl) / osl > 0.005
@@ -226,7 +230,7 @@ def gpustack_cases():
                 "parallel": {"tp": dep["tp"], **PARALLEL},
                 "inference": {"input_len": isl, "output_len": max(1, round(out_mean)), "batch": None,
                               "concurrency": conc, "mode": "offline_max_throughput", "kv_cache_dtype": "bf16",
-                              "max_num_tokens": dep["max_num_tokens"]},
+                              "max_num_tokens": dep["max_num_tokens"], "gpu_memory_utilization": VLLM_MEM_UTIL},
                 "target": {"metric": "requests_per_s", "value": rps},
                 "also": {"tokens_per_s": out_tps},
                 "inferred": sorted(set(inferred)),

@@ -89,7 +89,9 @@ projections, ``attn_16bit``, or its first and last layers, ``end_layers_16bit``,
 which its GEMMs then read and run at the 16-bit rate), the engine's activation workspace for one iteration's
 tokens and the fp32 logits, a reserve (``memory_reserved``), and the KV cache. The engine gives
 ``kv_mem_fraction`` of the memory left to the KV cache (TensorRT-LLM's
-kv_cache_free_gpu_mem_fraction, 0.9 by default), reserving for each sequence
+kv_cache_free_gpu_mem_fraction, 0.9 by default), or, with ``mem_utilization`` u (vLLM's
+gpu_memory_utilization, SGLang's mem_fraction_static), what u of the whole memory leaves after
+weights, workspace and reserve; reserving for each sequence
 ``ceil((I + kv_reserve_output * O) / kv_block) * kv_block`` tokens of
 ``2 (l/p) max(g, t)/t d kv_bytes`` bytes (TensorRT-LLM's GUARANTEED_NO_EVICT scheduler reserves
 prompt + all output tokens; on-demand paging engines about half the output).
@@ -192,6 +194,9 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                                "max_num_tokens >= 2048): prompts are chunked at the budget left by "
                                "the decode tokens; set both to an engine's fixed budget (vLLM "
                                "max_num_batched_tokens)"),
+    "mem_utilization": (0.0, "fraction of the GPU's whole memory the engine may fill with weights, "
+                             "workspace, reserve and KV cache (vLLM gpu_memory_utilization, SGLang "
+                             "mem_fraction_static); 0 = TensorRT-LLM's rule, kv_mem_fraction of what is left"),
     "kv_mem_fraction": (0.9, "fraction of the memory left after weights, workspace and reserve "
                              "that the engine gives the KV cache"),
     "kv_reserve_output": (1.0, "fraction of the output tokens whose KV blocks are reserved per "
@@ -591,7 +596,17 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     # largest batch whose KV fits in the engine's share of free memory (workspace linear in b)
     free0 = c["hbm_bytes"] - weights - reserved
-    b_mem = kv_frac * free0 / (kv_seq + kv_frac * (tok_ratio * ws_tok + ws_seq) / p)
+    # the KV cache's room: kv_frac of what weights, workspace and reserve leave (TensorRT-LLM), or
+    # a fraction of the whole memory less all of those (vLLM, SGLang: mem_utilization)
+    util = np.clip(c["mem_utilization"], 0.0, 1.0)
+    by_total = util > 0
+    margin = np.where(by_total, (1.0 - util) * c["hbm_bytes"], 0.0)
+
+    def kv_room(free):
+        return np.where(by_total, free - margin, kv_frac * free)
+
+    per_b = (tok_ratio * ws_tok + ws_seq) / p  # workspace per sequence in flight
+    b_mem = np.where(by_total, (free0 - margin) / (kv_seq + per_b), kv_frac * free0 / (kv_seq + kv_frac * per_b))
     b_mem = np.floor(np.maximum(b_mem, 0.0))
     b_tok = np.floor(p * maxtok / tok_ratio)
     cap = np.minimum(np.minimum(b_mem, b_tok), np.maximum(c["max_batch"], 1.0))
@@ -716,7 +731,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         kv_cache = np.where(prefill_only, p * C_pre * kv_tok, kv_cache)
         ws = np.where(prefill_only, C_pre * ws_tok + C_pre / I * ws_seq, ws)
     free = c["hbm_bytes"] - weights - reserved - ws
-    headroom = np.maximum((1.0 - kv_frac) * free, 0.0)
+    headroom = np.maximum(np.where(by_total, margin, (1.0 - kv_frac) * free), 0.0)
     memory = weights + ws + reserved + kv_cache + headroom
 
     # ------------------------------------------------------------------ feasibility
@@ -735,7 +750,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, etp) != 0)), FFN_TP)
     flag(~is_moe & (ep > 1), EP_DENSE)
     flag(cp > 1, CONTEXT_PARALLEL)
-    flag(kv_cache > kv_frac * free * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
+    flag(kv_cache > kv_room(free) * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
     flag(saturated, RATE_EXCEEDS)
 
     # ------------------------------------------------------------------ metrics
@@ -809,7 +824,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "memory_optimizer_bytes": zero,
         "memory_buffers_bytes": zero,
         "memory_reserved_bytes": reserved + headroom,
-        "memory_excess_bytes": np.maximum(kv_cache - kv_frac * free, 0.0),
+        "memory_excess_bytes": np.maximum(kv_cache - kv_room(free), 0.0),
         "time_compute_s": p * s["compute"],
         "time_gemm_s": p * s["gemm"],
         "time_attention_s": p * s["attention"],

@@ -107,6 +107,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "phase": {"both": 0.0, "prefill": 1.0, "decode": 2.0}[spec.phase],
         "gemm_in_bytes": gemm_in,
         "adp_balance": float(spec.attention_dp_balance),
+        "mem_utilization": float(spec.gpu_memory_utilization or 0.0),
         "attn_16bit": float(spec.quant_scope != "all"),
         "end_layers_16bit": float(spec.quant_scope == "ffn_except_end_layers"),
         "spec_tokens": float(spec.speculative_tokens),
@@ -187,14 +188,22 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
     if mask & tr.OUT_OF_MEMORY:
         weights, work = g("memory_weights_bytes"), g("memory_activations_bytes")
         reserve, hbm = g("memory_reserved"), g("hbm_bytes")
-        room = g("kv_mem_fraction", 0.9) * max(hbm - weights - work - reserve, 0.0)
+        util = g("mem_utilization", 0.0)
+        left = hbm - weights - work - reserve
+        if util > 0:  # vLLM / SGLang: a fraction of the whole memory
+            room = max(left - (1.0 - util) * hbm, 0.0)
+            rule = f"{util:g} of the {hbm / GIB:.1f} GiB HBM (gpu_memory_utilization) - weights"
+        else:
+            room = g("kv_mem_fraction", 0.9) * max(left, 0.0)
+            rule = f"{hbm / GIB:.1f} GiB HBM - weights"
         per_seq = g("kv_cache_bytes") / max(g("batch"), 1.0)
         reasons.append(
             f"out of memory: {_i(g('batch'))} sequences of {_i(g('input_len'))}+{_i(g('output_len'))} "
             f"tokens need {g('kv_cache_bytes') / GIB:.2f} GiB of KV cache per GPU "
-            f"({per_seq / 2**20:.1f} MiB each) but {hbm / GIB:.1f} GiB HBM - weights {weights / GIB:.1f} "
+            f"({per_seq / 2**20:.1f} MiB each) but {rule} {weights / GIB:.1f} "
             f"- workspace {work / GIB:.1f} - reserve {reserve / GIB:.1f} GiB leave "
-            f"{room / GIB:.2f} GiB for it (x kv_mem_fraction {g('kv_mem_fraction', 0.9):g}); "
-            f"largest batch that fits: {_i(g('batch_max'))}"
+            f"{room / GIB:.2f} GiB for it"
+            + ("" if util > 0 else f" (x kv_mem_fraction {g('kv_mem_fraction', 0.9):g})")
+            + f"; largest batch that fits: {_i(g('batch_max'))}"
         )
     return "; ".join(reasons)

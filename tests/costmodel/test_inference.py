@@ -466,3 +466,34 @@ def test_waiting_for_the_slowest_rank_never_speeds_a_plan_up(ranks, batch, inp, 
     free, bal = adp(ranks, **kw), adp(ranks, balance=True, **kw)
     assert free["itl_ms"] >= bal["itl_ms"] * (1 - 1e-12)
     assert np.isfinite(free["itl_ms"]) and free["tokens_per_s"] > 0
+
+
+# ---------------------------------------------------------------------------- engine memory rules
+def test_gpu_memory_utilization_sizes_the_kv_cache_from_the_whole_memory():
+    """vLLM's rule: the cache gets u x HBM less weights, workspace and reserve (TensorRT-LLM's:
+    0.9 of what those leave). At the largest batch the GPU's memory is u x HBM plus the unused
+    margin, all of it to within one sequence, as the cache is of its room. Llama-3.1-70B FP8
+    fills most of one H100 with weights: 0.9 or 0.95 of the whole memory leave it fewer sequences
+    than 0.9 of what the weights leave (8 and 108 against 188)."""
+    trt = one(columns())
+    room = {}
+    for u in (0.9, 0.95):
+        out = one(columns(gpu_memory_utilization=u))
+        cols = columns(gpu_memory_utilization=u)
+        hbm = cols["hbm_bytes"]
+        left = u * hbm - out["memory_weights_bytes"] - out["memory_activations_bytes"] - cols["memory_reserved"]
+        per_seq = out["kv_cache_bytes"] / out["batch_max"]
+        assert left - per_seq <= out["kv_cache_bytes"] <= left * (1 + 1e-9)
+        assert hbm - per_seq <= out["memory_per_gpu_bytes"] <= hbm * (1 + 1e-9)
+        room[u] = out["batch_max"]
+    assert room[0.9] < room[0.95] < trt["batch_max"]
+
+
+def test_a_batch_beyond_the_utilization_rule_is_out_of_memory_and_says_why():
+    import dse as dse_api
+
+    scenario = {"workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+                "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 1}, "parallel": {"tp": 1},
+                "inference": {"input_len": 4096, "output_len": 1024, "batch": 256, "gpu_memory_utilization": 0.9}}
+    row = dse_api.evaluate(scenario).iloc[0]
+    assert not row["feasible"] and "gpu_memory_utilization" in row["infeasible_reason"]
