@@ -51,6 +51,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "expert_groups": float(moe.expert_groups or 0) if moe else 0.0,
         "top_groups": float(moe.top_groups or 0) if moe else 0.0,
         "tied_embeddings": float(m.tied_embeddings),
+        "dropout": float(m.dropout),
         "causal": 1.0,
         "mla_kv_rank": float(m.mla.kv_lora_rank) if m.mla else 0.0,
         "mla_q_rank": float(m.mla.q_lora_rank) if m.mla else 0.0,

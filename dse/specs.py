@@ -105,6 +105,10 @@ class ModelSpec(Spec):
     seq_len: PositiveInt
     moe: MoESpec | None = None
     tied_embeddings: bool = False
+    #: training applies dropout (GPT-3 and BERT as Megatron-LM trains them, p = 0.1): its masks
+    #: (1 byte per element) are kept for backward; Llama, Mixtral, DeepSeek, Qwen, Nemotron and
+    #: gpt-oss train without
+    dropout: bool = False
     attention_window: PositiveInt | None = None
     attention_window_kind: Literal["sliding", "chunked"] = "sliding"
     full_attention_every: NonNegInt = 0

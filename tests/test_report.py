@@ -95,8 +95,8 @@ def test_offloading_is_spelled_out():
                 "training": {"offload_activation_layers": 40}}
     rec, text = rendered(scenario)
     assert rec["parallel"]["offload_layers"] == 40
-    assert rec["parallel"]["host_offload_bytes"] == pytest.approx(40 * 3.625 * 2**30, rel=1e-12)
-    assert "activation offloading: 40 layers a stage keep their activations in host memory (145.0 GiB per GPU)" in text
+    assert rec["parallel"]["host_offload_bytes"] == pytest.approx(40 * 3.375 * 2**30, rel=1e-12)
+    assert "activation offloading: 40 layers a stage keep their activations in host memory (135.0 GiB per GPU)" in text
     assert "exposed offload" in text
 
 

@@ -34,6 +34,7 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "expert_groups": (0.0, "group-limited routing: expert groups (0: none)"),
     "top_groups": (0.0, "group-limited routing: groups a token's experts may lie in"),
     "tied_embeddings": (0.0, "1 if the LM head shares the input embedding"),
+    "dropout": (0.0, "1 if training applies dropout (its masks are kept for backward); 0: none"),
     "causal": (1.0, "1 for causal (decoder) attention, 0 for bidirectional (encoder, ViT)"),
     "mla_kv_rank": (0.0, "multi-head latent attention: the cached key/value latent width (0: standard "
                          "attention); head_dim is then the query/key head width (nope + rope)"),

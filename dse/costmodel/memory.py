@@ -28,6 +28,12 @@ def _up_output_bytes(c):
     return np.where(c.get("fp8_up_cache", 0.0) > 0, 1.0, c["act_bytes"])
 
 
+def _dropout_mask_bytes(c):
+    """Bytes per element of a stored dropout mask: 1 when the model trains with dropout
+    (``dropout``), else 0 (no dropout layer runs, nothing is kept)."""
+    return np.where(c.get("dropout", 0.0) > 0, 1.0, 0.0)
+
+
 def _matmul_input_bytes(c):
     """Bytes per saved matmul-input element: FP8 recipes save the FP8 cast (1 byte)."""
     return c["act_bytes"] - c["fp8"] * (c["act_bytes"] - 1.0)
@@ -37,10 +43,12 @@ def attention_activation_bytes(T, c, t, rep_div):
     """Attention-block activations: (replicated part / rep_div) + (split part / t)."""
     h, a, g, d, act = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"], c["act_bytes"]
     mm_in = _matmul_input_bytes(c)
-    replicated = T * h * (act + mm_in + 1.0)  # norm input, QKV input, dropout mask
+    mask = _dropout_mask_bytes(c)
+    replicated = T * h * (act + mm_in + mask)  # norm input, QKV input, dropout mask
     split = T * d * ((a + 2.0 * g) * act + a * mm_in)  # Q, K, V; attention output (proj input)
     kept = (c["recompute"] == 0) | ((c["recompute"] == 1) & (c.get("rc_core_attn", 1.0) <= 0))
-    scores = (1.0 - c["flash_attention"]) * kept * 5.0 * a * c["seq_len"] * T
+    # unfused scores: the softmax output (act), and with dropout its mask (1) and output (act)
+    scores = (1.0 - c["flash_attention"]) * kept * (act + mask * (1.0 + act)) * a * c["seq_len"] * T
     mla_kv = c.get("mla_kv_rank", 0.0)
     if np.any(mla_kv > 0):
         # MLA: Q and K of a*d_qk, V and the attention output of a*d_v (split); the query and
@@ -71,7 +79,7 @@ def ffn_activation_bytes(T, f, c, t, rep_div):
     """FFN-block activations for ``T`` tokens through an FFN of width ``f``."""
     h, act = c["hidden"], c["act_bytes"]
     mm_in = _matmul_input_bytes(c)
-    replicated = T * h * (act + mm_in + 1.0)  # norm input, FFN input, dropout mask
+    replicated = T * h * (act + mm_in + _dropout_mask_bytes(c))  # norm input, FFN input, dropout mask
     return replicated / rep_div + _ffn_inner_bytes(T, f, c, t)
 
 
@@ -87,7 +95,7 @@ def layer_activation_bytes(T, c, t, rep_div, ep_tokens_factor):
     dense = attn + ffn_activation_bytes(T, c["ffn_hidden"], c, t, rep_div)
     moe = (
         attn
-        + T * c["hidden"] * (c["act_bytes"] + 1.0) / rep_div  # FFN norm input, dropout mask
+        + T * c["hidden"] * (c["act_bytes"] + _dropout_mask_bytes(c)) / rep_div  # FFN norm input, dropout mask
         + _expert_bytes(T, c, t, rep_div, ep_tokens_factor)
     )
     return dense, moe

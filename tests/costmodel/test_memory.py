@@ -5,7 +5,9 @@ Sec. 4, eq. 1-2), fp16/bf16, MHA, f = 4h, bytes per layer:
   no parallelism                    s*b*h*(34 + 5*a*s/h)
   tensor parallel t                 s*b*h*(10 + 24/t + 5*a*s/(h*t))
   tensor + sequence parallel        s*b*h*(34/t + 5*a*s/(h*t))
-and a fused (flash) kernel or selective recompute drops the 5*a*s/h term.
+and a fused (flash) kernel or selective recompute drops the 5*a*s/h term. Those GPT runs trained
+with dropout (Megatron-LM's default 0.1), whose 1-byte masks the 34 and the 5 include; models
+trained without dropout (``dropout`` 0, the default) keep 32*s*b*h and 2*a*s^2*b.
 """
 
 import numpy as np
@@ -24,9 +26,9 @@ SBH = S * B * H  # 2048*4096 = 8,388,608
 # 5*a*s/h = 5*32*2048/4096 = 80
 
 
-def gpt_cols(flash=0.0, recompute=0.0, fp8=0.0):
+def gpt_cols(flash=0.0, recompute=0.0, fp8=0.0, dropout=1.0):
     return {
-        "hidden": H, "heads": A, "kv_heads": A, "head_dim": H / A, "ffn_hidden": 4 * H,
+        "dropout": dropout, "hidden": H, "heads": A, "kv_heads": A, "head_dim": H / A, "ffn_hidden": 4 * H,
         "ffn_mats": 2.0, "act_bytes": 2.0, "seq_len": S, "flash_attention": flash,
         "recompute": recompute, "expert_ffn_hidden": 0.0, "shared_experts": 0.0, "fp8": fp8,
     }
@@ -96,38 +98,53 @@ def test_attention_and_ffn_split_match_korthikanti_terms():
 def test_gqa_swiglu_rederived():
     # Llama-2-70B layer, s = 4096, b = 1, h = 8192, a = 64, g = 8, d = 128, f = 28672, flash,
     # t = 8 with sp (rep_div = 8). Per token:
-    #   replicated: 2 norms' inputs + QKV/FFN inputs (4*h*2 bytes) + 2 dropout masks (2*h*1)
-    #     = 10h = 81,920 bytes, / 8 = 10,240
+    #   replicated: 2 norms' inputs + QKV/FFN inputs (4*h*2 bytes); no dropout, so no masks
+    #     = 8h = 65,536 bytes, / 8 = 8,192
     #   attention split: Q (a*d) + K, V (2*g*d) + attention output (a*d), 2 bytes
     #     = 2*128*(64 + 8 + 8 + 64) = 36,864 ... as written d*(2a + 2g)*2 = 128*144*2 = 36,864
     #   FFN split: 3 matrices' worth of f-wide tensors, 3*28672*2 = 172,032
     #   split / 8 = (36,864 + 172,032)/8 = 26,112
-    # per token 10,240 + 26,112 = 36,352 bytes; T = 4096 tokens -> 148,897,792 bytes
+    # per token 8,192 + 26,112 = 34,304 bytes; T = 4096 tokens -> 140,509,184 bytes
     c = {
         "hidden": 8192.0, "heads": 64.0, "kv_heads": 8.0, "head_dim": 128.0, "ffn_hidden": 28672.0,
         "ffn_mats": 3.0, "act_bytes": 2.0, "seq_len": 4096.0, "flash_attention": 1.0, "recompute": 0.0,
         "expert_ffn_hidden": 0.0, "shared_experts": 0.0, "fp8": 0.0,
     }
     dense, _ = layer_activation_bytes(4096.0, c, 8.0, 8.0, 0.0)
+    assert dense == pytest.approx(140_509_184.0, rel=REL)
+    # trained with dropout: + 2 masks of h bytes per token / 8 = 2,048 -> 36,352 * 4096 = 148,897,792
+    dense, _ = layer_activation_bytes(4096.0, {**c, "dropout": 1.0}, 8.0, 8.0, 0.0)
     assert dense == pytest.approx(148_897_792.0, rel=REL)
 
 
 def test_moe_layer_activations():
     # Mixtral-like MoE layer, t = 1, no sp, flash: h = 4096, a = 32, g = 8, d = 128,
     # expert f = 14336 swiglu, top_k = 2, T = 4096 tokens.
-    #   attention: T*(5h + d*(2a + 2g)*2) = 4096*(20,480 + 128*80*2) = 4096*(20,480 + 20,480)
-    #            = 4096*40,960 = 167,772,160
-    #   per token: FFN norm input (2 bytes) and dropout mask (1): 4096*3h = 4096*12,288 = 50,331,648
+    # no dropout (Mixtral trains without):
+    #   attention: T*(4h + d*(2a + 2g)*2) = 4096*(16,384 + 128*80*2) = 4096*(16,384 + 20,480)
+    #            = 4096*36,864 = 150,994,944
+    #   per token: FFN norm input (2 bytes): 4096*2h = 4096*8,192 = 33,554,432
     #   per routed copy (2T = 8192): expert input and expert output (2 + 2 bytes) 4h = 16,384,
     #            up outputs and activation output 3*14336*2 = 86,016: 8192*102,400 = 838,860,800
-    #   total 167,772,160 + 50,331,648 + 838,860,800 = 1,056,964,608
+    #   total 150,994,944 + 33,554,432 + 838,860,800 = 1,023,410,176
     c = {
         "hidden": 4096.0, "heads": 32.0, "kv_heads": 8.0, "head_dim": 128.0, "ffn_hidden": 14336.0,
         "ffn_mats": 3.0, "act_bytes": 2.0, "seq_len": 4096.0, "flash_attention": 1.0, "recompute": 0.0,
         "expert_ffn_hidden": 14336.0, "shared_experts": 0.0, "fp8": 0.0,
     }
     _, moe = layer_activation_bytes(4096.0, c, 1.0, 1.0, 2.0)
+    assert moe == pytest.approx(1_023_410_176.0, rel=REL)
+    # with dropout: one mask (h bytes) per token in attention and one before the FFN:
+    # + 2*4096*4096 = 33,554,432 -> 1,056,964,608
+    _, moe = layer_activation_bytes(4096.0, {**c, "dropout": 1.0}, 1.0, 1.0, 2.0)
     assert moe == pytest.approx(1_056_964_608.0, rel=REL)
+
+
+def test_without_dropout_korthikanti_keeps_32_and_2():
+    # no dropout: s*b*h*(32 + 2*a*s/h) = 8,388,608*(32 + 32) = 536,870,912 bytes (t = 1), and
+    # 32*s*b*h = 268,435,456 with a fused kernel
+    assert dense_bytes(gpt_cols(dropout=0.0), 1.0, 1.0) == pytest.approx(536_870_912.0, rel=REL)
+    assert dense_bytes(gpt_cols(flash=1.0, dropout=0.0), 1.0, 1.0) == pytest.approx(268_435_456.0, rel=REL)
 
 
 def test_vectorized_over_t():
@@ -158,3 +175,12 @@ def test_fp8_activation_cache_stores_the_swiglu_inputs_in_one_byte():
     base, cached = _llama_fp8({}), _llama_fp8({"fp8_activation_cache": True})
     saved = base["memory_activations_bytes"] - cached["memory_activations_bytes"]
     assert saved == pytest.approx(32 * 4096 * 11008 * 2, rel=1e-12)
+
+
+def test_megatron_gpt_presets_train_with_dropout_and_llama_without():
+    def cols(model):
+        return dse.scenario_columns(dse.load_scenario(
+            {"model": model, "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 8}}))
+    assert cols("gpt-175b")["dropout"] == 1.0  # Megatron-LM's default hidden/attention dropout 0.1
+    assert cols("llama3-70b")["dropout"] == 0.0
+    assert cols({"preset": "llama3-70b", "dropout": True})["dropout"] == 1.0

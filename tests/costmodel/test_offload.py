@@ -35,28 +35,28 @@ def _one(scenario):
 
 def _layer_bytes():
     """One Llama 3 70B layer's saved activations for 16,384 tokens in FP8 with a flash kernel,
-    no TP (Korthikanti's terms rederived, memory.py's docstring): attention: norm input (2),
-    QKV input (1, FP8), dropout mask (1) per h; Q, K, V (2 bytes: 64 + 2 x 8 heads of 128) and
-    the output-projection input (1 byte, 64 heads of 128); FFN: norm input, FFN input, mask
-    (2 + 1 + 1 per h), the two up-projection outputs (2 x 2 bytes per f) and the SwiGLU output
+    no TP (Korthikanti's terms rederived, memory.py's docstring; Llama trains without dropout, so
+    no masks): attention: norm input (2), QKV input (1, FP8) per h; Q, K, V (2 bytes: 64 + 2 x 8
+    heads of 128) and the output-projection input (1 byte, 64 heads of 128); FFN: norm input, FFN
+    input (2 + 1 per h), the two up-projection outputs (2 x 2 bytes per f) and the SwiGLU output
     (1 byte per f)."""
     T, h, f, d = 16384, 8192, 28672, 128
-    attention = T * h * 4 + T * d * ((64 + 16) * 2 + 64 * 1)
-    ffn = T * h * 4 + T * f * (2 * 2 + 1)
+    attention = T * h * 3 + T * d * ((64 + 16) * 2 + 64 * 1)
+    ffn = T * h * 3 + T * f * (2 * 2 + 1)
     return attention + ffn
 
 
 def test_offloaded_layers_leave_hbm_but_one_copy_in_flight():
     base, off = _one(_llama70b_fsdp()), _one(_llama70b_fsdp(offload=40))
     layer = _layer_bytes()
-    assert layer / GIB == pytest.approx(3.625)  # 0.9375 GiB attention + 2.6875 GiB FFN
+    assert layer / GIB == pytest.approx(3.375)  # 0.8125 GiB attention + 2.5625 GiB FFN
     # 40 layers leave; one layer's buffer stays for the copy in flight
     assert base["memory_activations_bytes"] - off["memory_activations_bytes"] == pytest.approx(39 * layer, rel=1e-12)
-    assert base["feasible"] == 0.0 and off["feasible"] == 1.0  # 325.9 GiB > 186 GiB; 184.5 GiB fits
+    assert base["feasible"] == 0.0 and off["feasible"] == 1.0  # 305.9 GiB > 186 GiB; 174.3 GiB fits
 
 
 def test_copies_hide_under_the_layers_on_nvlink_c2c():
-    """3.625 GiB at 900/2 GB/s x 0.8 = 10.8 ms per layer and direction, below the layer's
+    """3.375 GiB at 900/2 GB/s x 0.8 = 10.1 ms per layer and direction, below the layer's
     forward (13.4 ms) and backward (27.3 ms): nothing is exposed and the step time does not change."""
     base, off = _one(_llama70b_fsdp()), _one(_llama70b_fsdp(offload=40))
     detail = dse.costmodel.training.evaluate_training_detail(dse.scenario_columns(_llama70b_fsdp(offload=40)))
@@ -69,7 +69,7 @@ def test_copies_hide_under_the_layers_on_nvlink_c2c():
 
 
 def test_a_slow_host_link_exposes_what_the_layer_cannot_hide():
-    """At 2 GB/s (1 GB/s a direction, 0.8 GB/s effective) a 3.625 GiB copy takes 4.87 s, longer
+    """At 2 GB/s (1 GB/s a direction, 0.8 GB/s effective) a 3.375 GiB copy takes 4.53 s, longer
     than the layer's forward and backward: the rest waits, per offloaded layer and microbatch."""
     slow = _llama70b_fsdp(offload=40, host_link_gbps=2.0)
     cols = dse.scenario_columns(slow)
@@ -149,15 +149,15 @@ def test_offloading_is_never_faster_and_a_faster_host_link_never_slower(rows, k,
 
 
 def test_offloading_more_than_the_host_holds_is_infeasible_with_the_arithmetic():
-    """GB200: 240 GB of Grace memory per GPU. Llama 3 70B FSDP at microbatch 2 keeps 3.625 GiB a
-    layer: 40 layers need 145 GiB (fits), 79 layers 286.4 GiB (does not)."""
+    """GB200: 240 GB of Grace memory per GPU. Llama 3 70B FSDP at microbatch 2 keeps 3.375 GiB a
+    layer: 40 layers need 135 GiB (fits), 79 layers 266.6 GiB (does not)."""
     ok, full = _one(_llama70b_fsdp(offload=40)), _one(_llama70b_fsdp(offload=79))
     assert ok["host_memory_offload_bytes"] == pytest.approx(40 * _layer_bytes(), rel=1e-12)
     assert ok["feasible"] == 1.0
     assert full["host_memory_offload_bytes"] == pytest.approx(79 * _layer_bytes(), rel=1e-12)
     frame = dse.evaluate(_llama70b_fsdp(offload=79))
     assert not frame["feasible"].iat[0]
-    assert ("out of host memory: the offloaded activations of 79 layers need 286.4 GiB per GPU > "
+    assert ("out of host memory: the offloaded activations of 79 layers need 266.6 GiB per GPU > "
             "240.0 GiB of host memory per GPU") in frame["infeasible_reason"].iat[0]
     # an HGX server's host memory is the server's: unchecked unless the scenario states it
     h100 = _one(_llama70b_fsdp("H100-SXM-80GB", offload=79))

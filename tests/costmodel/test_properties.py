@@ -228,6 +228,19 @@ def test_recompute_never_needs_more_memory_than_none(rows):
     assert not worse.any(), (describe_failures(rows, worse), mem[:, worse][:, :3])
 
 
+@PROPERTY
+@given(rows=configs)
+def test_dropout_needs_memory_but_no_time(rows):
+    """Dropout masks are kept for backward (more memory, never less); their traffic was left in
+    the calibrated elementwise passes, so the step time does not move."""
+    n = len(rows)
+    out = evaluate_training(batch(rows * 2, dropout=np.repeat([0.0, 1.0], n)))
+    mem = out["memory_per_gpu_bytes"].reshape(2, n)
+    assert (mem[1] > mem[0]).all(), describe_failures(rows, mem[1] <= mem[0])
+    step = out["iteration_time_s"].reshape(2, n)
+    np.testing.assert_array_equal(step[0], step[1])
+
+
 # ------------------------------------------------------------------------------ scaling
 @PROPERTY
 @given(rows=configs)

@@ -108,10 +108,10 @@ def test_two_short_stages_are_the_first_and_the_last():
     c = {k: float(np.asarray(v)) for k, v in cols.items()}
     # one layer's activations at tp 8 with sequence parallelism, bf16, flash attention
     T, h, f, d, a, g = 8192.0, c["hidden"], c["ffn_hidden"], c["head_dim"], c["heads"], c["kv_heads"]
-    # attention: norm input, QKV input (2 bytes each), dropout mask (1) per h; Q, K, V and the
-    # output-projection input. FFN: norm input, FFN input, mask; two up outputs and the SwiGLU out
-    layer = (T * h * 5 / 8 + T * d * ((a + 2 * g) * 2 + a * 2) / 8
-             + T * h * 5 / 8 + T * f * (2 * 2 + 2) / 8)
+    # attention: norm input, QKV input (2 bytes each) per h (no dropout, no masks); Q, K, V and
+    # the output-projection input. FFN: norm input, FFN input; two up outputs and the SwiGLU out
+    layer = (T * h * 4 / 8 + T * d * ((a + 2 * g) * 2 + a * 2) / 8
+             + T * h * 4 / 8 + T * f * (2 * 2 + 2) / 8)
     assert out["memory_activations_bytes"] == pytest.approx(15 * 8 * layer, rel=1e-9)
     seven = run(columns(plan, model={"preset": "llama3-405b", "layers": 7 * 16}, num_gpus=16 * 8 * 16))[0]
     eight = run(columns(plan, model={"preset": "llama3-405b", "layers": 8 * 16}, num_gpus=16 * 8 * 16))[0]
