@@ -504,6 +504,14 @@ class InferenceSpec(Spec):
     #: mem_fraction_static). None = TensorRT-LLM's rule: 0.9 of the memory the weights, workspace
     #: and reserve leave
     gpu_memory_utilization: Annotated[float, Field(strict=False, gt=0, le=1, allow_inf_nan=False)] | None = None
+    #: when the engine takes a sequence's KV-cache blocks: ``upfront``, for the prompt and every
+    #: output token at admission (TensorRT-LLM's GUARANTEED_NO_EVICT scheduler, its default), or
+    #: ``on_demand``, as tokens arrive, preempting a sequence when the blocks run out (vLLM,
+    #: SGLang, TensorRT-LLM's MAX_UTILIZATION): in a steady state of requests arriving over time
+    #: a sequence then holds its prompt and half its output on average, so more sequences fit.
+    #: A single wave of requests started together grows in step and needs whole lengths at its
+    #: end (preempting and recomputing when they do not fit): keep ``upfront`` for such runs
+    kv_allocation: Literal["upfront", "on_demand"] = "upfront"
     #: attention data parallelism (dp replicas whose tokens meet in the experts, ep > tp): whether
     #: the engine schedules prompts on every rank in the same iterations (TensorRT-LLM's
     #: attention_dp_config enable_balance). Without it each rank takes its prompts on its own and

@@ -13,8 +13,11 @@ flags runs whose mean batch falls below 85% of it, so the engine holds that many
 Not stated in the figure and filled (listed in each case's ``inferred``): the task's prompt and
 response lengths (LM Arena chat; the v3 post gives a mean response of 717 tokens for its Text
 Conversation task, written as output_len 700, and short chat prompts, written as input_len 200),
-vLLM's token budget per iteration (8,192, its server default with chunked prefill) and the KV
-cache type (the checkpoint's BF16; FP8 for the FP8 405B checkpoint as dse's default).
+vLLM's token budget per iteration (8,192, its server default with chunked prefill), its
+gpu_memory_utilization (0.9, its default) and the KV cache type (the checkpoint's BF16; FP8 for
+the FP8 405B checkpoint as dse's default). vLLM allocates KV blocks as tokens arrive
+(kv_allocation on_demand), and the benchmark measures a steady state of requests that arrived
+over time, so a sequence holds its prompt and about half its response on average.
 
     python validation/build_mlenergy_power.py
 """
@@ -64,11 +67,12 @@ def cases():
                 "parallel": {"tp": gpus, "pp": 1, "dp": 1, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 0,
                              "recompute": "none", "microbatch": None, "global_batch": None},
                 "inference": {"input_len": INPUT_LEN, "output_len": OUTPUT_LEN, "batch": batch, "concurrency": None,
-                              "mode": "offline_max_throughput", "max_num_tokens": MAX_NUM_TOKENS},
+                              "mode": "offline_max_throughput", "max_num_tokens": MAX_NUM_TOKENS,
+                              "gpu_memory_utilization": 0.9, "kv_allocation": "on_demand"},
                 "target": {"metric": "power_per_gpu_w", "value": round(total_w / gpus, 1)},
                 "also": {"power_all_gpus_w": total_w},
                 "inferred": ["inference.input_len", "inference.output_len", "inference.max_num_tokens",
-                             "model.seq_len", "cluster.gpus_per_node"],
+                             "inference.gpu_memory_utilization", "model.seq_len", "cluster.gpus_per_node"],
                 "notes": (f"Llama 3.1 {model} ({'FP8 checkpoint' if precision == 'fp8' else 'BF16'}) on {gpus} H100 "
                           f"SXM (TP{gpus}), vLLM 0.11.1, LM Arena chat task, max_num_seqs {batch}; the figure's point "
                           f"is {total_w} W for the {gpus} GPU(s), i.e. {total_w / gpus:.1f} W per GPU (read from the "

@@ -108,6 +108,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "gemm_in_bytes": gemm_in,
         "adp_balance": float(spec.attention_dp_balance),
         "mem_utilization": float(spec.gpu_memory_utilization or 0.0),
+        "kv_reserve_output": 1.0 if spec.kv_allocation == "upfront" else 0.5,
         "attn_16bit": float(spec.quant_scope != "all"),
         "end_layers_16bit": float(spec.quant_scope == "ffn_except_end_layers"),
         "spec_tokens": float(spec.speculative_tokens),
@@ -197,9 +198,13 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
             room = g("kv_mem_fraction", 0.9) * max(left, 0.0)
             rule = f"{hbm / GIB:.1f} GiB HBM - weights"
         per_seq = g("kv_cache_bytes") / max(g("batch"), 1.0)
+        held = g("kv_reserve_output", 1.0)
+        holding = "" if held >= 1.0 else (
+            f" (holding {_i(g('input_len'))} + {held:g} x {_i(g('output_len'))} tokens on average: "
+            "blocks allocated on demand)")
         reasons.append(
             f"out of memory: {_i(g('batch'))} sequences of {_i(g('input_len'))}+{_i(g('output_len'))} "
-            f"tokens need {g('kv_cache_bytes') / GIB:.2f} GiB of KV cache per GPU "
+            f"tokens{holding} need {g('kv_cache_bytes') / GIB:.2f} GiB of KV cache per GPU "
             f"({per_seq / 2**20:.1f} MiB each) but {rule} {weights / GIB:.1f} "
             f"- workspace {work / GIB:.1f} - reserve {reserve / GIB:.1f} GiB leave "
             f"{room / GIB:.2f} GiB for it"
