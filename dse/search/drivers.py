@@ -10,6 +10,7 @@ told with a finite value and the constraint ``memory_excess_gib`` saying how far
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -157,6 +158,14 @@ def start_study(ctx: SearchContext, mode: str):
     done = study_complete(study)
     if done:
         report.notes.append(f"{done} completed trials were already in the study")
+    scored_by = study.user_attrs.get(MODEL_ATTR)
+    if scored_by is None:
+        study.set_user_attr(MODEL_ATTR, model_fingerprint())
+    elif scored_by != model_fingerprint() and done:
+        report.notes.append(
+            f"the study's {done} earlier trials were scored by another version of dse (its cost model, "
+            "calibration or presets differ from this one's): they keep that version's values; write to "
+            "a new --out folder for a search scored by one version")
     return study, report
 
 
@@ -436,9 +445,9 @@ class ExhaustiveDriver:
     count at a block of hardware points, writes its shard itself and returns a few numbers.
 
     Resuming skips the chunks whose shard exists. A chunk's shard name carries the digest of
-    the space it was scored for (:func:`chunk_key`), so only chunks of this very space are kept:
-    after the space file changed, the chunks of the earlier space are removed and the space is
-    scored afresh (a results folder holds one search)."""
+    the space it was scored for and of the dse that scored it (:func:`chunk_key`), so only chunks
+    of this very space and cost model are kept: after the space file or dse changed, the earlier
+    chunks are removed and the space is scored afresh (a results folder holds one search)."""
 
     mode = "exhaustive"
 
@@ -458,7 +467,7 @@ class ExhaustiveDriver:
         if stale:
             report.notes.append(
                 f"removed {len(stale)} chunks that earlier runs scored for another version of the space "
-                "(the space file changed since)")
+                "or with another version of dse (the space file or dse changed since)")
         todo = [t for t in tasks if not (ctx.shard_dir / f"{t[0]}.parquet").exists()]
         if len(todo) < len(tasks):
             report.notes.append(f"{len(tasks) - len(todo)} of {len(tasks)} chunks kept from earlier runs")
@@ -480,16 +489,37 @@ class ExhaustiveDriver:
         return report
 
 
+#: the study attribute that records which dse (:func:`model_fingerprint`) scored its trials
+MODEL_ATTR = "dse_model"
+
+
+@functools.lru_cache(maxsize=1)
+def model_fingerprint() -> str:
+    """A digest of the code and data that score a configuration: every module and data file of
+    the installed ``dse`` package (the cost model, its calibration and presets, and the code
+    that turns a space into columns). Chunks scored by another version of dse differ from what
+    this one scores, so a resume must not keep them."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted([*root.rglob("*.py"), *(root / "data").glob("*")]):
+        if path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def chunk_key(space: SearchSpace) -> str:
     """A digest (12 hex digits) of what the exhaustive chunks of ``space`` hold: the validated
     space less what does not change a scored row (its name, description, objectives and the
-    Optuna settings; ``search.chunk_configs`` stays, it sets the chunks' bounds), and the fixed
-    scenario as resolved (a MAD-Max file it names may change without the space file)."""
+    Optuna settings; ``search.chunk_configs`` stays, it sets the chunks' bounds), the fixed
+    scenario as resolved (a MAD-Max file it names may change without the space file), and the
+    version of dse that scores them (:func:`model_fingerprint`)."""
     import json
 
     spec = space.spec.model_dump(mode="json", exclude={"name", "description", "objectives", "search"})
     spec["chunk_configs"] = space.spec.search.chunk_configs
-    text = json.dumps({"space": spec, "scenario": json.loads(space.base.model_dump_json())}, sort_keys=True)
+    text = json.dumps({"space": spec, "scenario": json.loads(space.base.model_dump_json()),
+                       "model": model_fingerprint()}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

@@ -92,6 +92,24 @@ def test_rerun_resumes_and_keeps_completed_trials(tmp_path):
     pd.testing.assert_frame_equal(kept, before.sort_values("trial").reset_index(drop=True))
 
 
+def test_resuming_a_study_scored_by_another_dse_says_so(tmp_path, monkeypatch):
+    """A study records which dse scored it; resuming it with another one keeps the trials (their
+    values cannot change) and says that they are that version's."""
+    from dse.search import drivers
+
+    first = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=8,
+                       progress=False, plots=False)
+    assert not any("another version of dse" in n for n in first.report.notes)
+    same = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=12,
+                      progress=False, plots=False)
+    assert not any("another version of dse" in n for n in same.report.notes)
+    monkeypatch.setattr(drivers, "model_fingerprint", lambda: "another-dse")
+    other = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=16,
+                       progress=False, plots=False)
+    assert any("12 earlier trials were scored by another version of dse" in n for n in other.report.notes)
+    assert other.report.trials_complete == 16
+
+
 def test_exhaustive_rerun_rescores_only_missing_chunks(tmp_path):
     run_search(QUICKSTART, out_dir=tmp_path, mode="exhaustive", progress=False, plots=False)
     shards = sorted((tmp_path / "shards").glob("*.parquet"))
@@ -219,6 +237,31 @@ def test_exhaustive_chunks_are_keyed_by_what_they_score(tmp_path):
                      ("max_memory_fraction: 1.0", "max_memory_fraction: 0.9"),
                      ("max_exhaustive: 50000000", "max_exhaustive: 50000000\n  chunk_configs: 10")):
         assert chunk_key(load_space(edited(tmp_path, "other.yaml", old, new))) != base, old
+
+
+def test_exhaustive_chunks_of_another_dse_are_scored_afresh(tmp_path, monkeypatch):
+    """A resume after dse changed (another cost model or calibration) does not keep the chunks
+    the earlier dse scored: they are removed, said so, and the space is scored again."""
+    from dse.search import drivers
+    from dse.search.space import load_space
+
+    out = tmp_path / "out"
+    first = run_search(QUICKSTART, out_dir=out, mode="exhaustive", progress=False, plots=False)
+    base = drivers.chunk_key(load_space(QUICKSTART))
+    monkeypatch.setattr(drivers, "model_fingerprint", lambda: "another-dse")
+    assert drivers.chunk_key(load_space(QUICKSTART)) != base
+    again = run_search(QUICKSTART, out_dir=out, mode="exhaustive", progress=False, plots=False)
+    assert any("another version of dse" in n for n in again.report.notes)
+    assert not any("kept from earlier runs" in n for n in again.report.notes)
+    assert again.counts["scored"] == first.counts["scored"]
+    assert all(p.name.startswith(drivers.exhaustive_prefix(load_space(QUICKSTART)))
+               for p in (out / "shards").glob("exhaustive-*.parquet"))
+
+
+def test_the_model_fingerprint_follows_the_package_files():
+    from dse.search.drivers import model_fingerprint
+
+    assert model_fingerprint() == model_fingerprint() and len(model_fingerprint()) == 16
 
 
 def interrupt_after(monkeypatch, n: int, in_lock_cleanup: bool = False) -> None:
