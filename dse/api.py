@@ -86,6 +86,8 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "fp8_up_cache": float(tr.fp8_activation_cache),
         "fp8_params": float(tr.fp8_params),
         "flash_attention": float(tr.flash_attention),
+        "ce_fp32": float(tr.cross_entropy == "fp32"),
+        "fsdp_accumulate": float(tr.fsdp_unsharded_accumulation),
         "moe_dedup": float(tr.moe_dispatcher == "deepep"),
         "rc_core_attn": float("core_attn" in tr.recompute_modules),
         "rc_norm": float("layernorm" in tr.recompute_modules),

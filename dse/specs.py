@@ -448,6 +448,20 @@ class TrainingSpec(Spec):
     flash_attention: bool = True
     grad_reduce_bytes: Annotated[int, Field(strict=True, ge=1, le=4)] = 2
     fp32_grad_accumulation: bool = False
+    #: how the loss is computed over the logits: ``fused``, a fused vocabulary-parallel
+    #: cross-entropy that writes the 16-bit logits' gradient in place (Megatron-core): 2 x 2 bytes
+    #: a logit; ``fp32``, PyTorch's cross_entropy on the logits cast to fp32 (torchtitan 2024, most
+    #: plain PyTorch loops): the fp32 log-probabilities are kept for backward, whose peak holds them,
+    #: the dense fp32 gradient of the loss and the fp32 gradient of the logits (12 bytes a logit),
+    #: and the passes over the logits move 40 bytes a logit instead of 24
+    cross_entropy: Literal["fused", "fp32"] = "fused"
+    #: FSDP (zero 3) over several microbatches a step: true keeps the stage's weights gathered and
+    #: accumulates its gradients unsharded, in the reduction's precision (grad_reduce_bytes), from
+    #: the first microbatch to the last, which reduce-scatters them: one gather and one
+    #: reduce-scatter a step, the whole stage's weights and gradients in memory (PyTorch FSDP2
+    #: under a pipeline schedule, torchtitan; no_sync gradient accumulation). false gathers and
+    #: reduce-scatters each layer every microbatch, holding only a layer or two whole
+    fsdp_unsharded_accumulation: bool = False
 
 
 class LoRASpec(Spec):

@@ -59,12 +59,17 @@ METRICS: dict[str, str] = {
     "itl_ms": "itl_ms",
     "requests_per_s": "requests_per_s",
     "power_per_gpu_w": "power_per_gpu_w",
+    "memory_per_gpu_gib": "memory_per_gpu_bytes",
 }
+
+#: metrics whose column is in other units: measured = column x scale (GiB = 2^30 bytes)
+METRIC_SCALE: dict[str, float] = {"memory_per_gpu_gib": 2.0**-30}
 
 #: The target metrics each kind of run predicts.
 KIND_METRICS: dict[str, tuple[str, ...]] = {
     "llm_train": ("iter_time_s", "tokens_per_s_per_gpu", "tokens_per_s", "model_tflops_per_gpu",
-                  "hardware_tflops_per_gpu", "mfu", "hfu", "samples_per_s", "power_per_gpu_w"),
+                  "hardware_tflops_per_gpu", "mfu", "hfu", "samples_per_s", "power_per_gpu_w",
+                  "memory_per_gpu_gib"),
     "llm_inference": ("tokens_per_s", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "requests_per_s",
                       "power_per_gpu_w"),
     "dlrm_train": ("samples_per_s", "step_time_s", "power_per_gpu_w"),
@@ -180,7 +185,8 @@ def _predict(cases: pd.DataFrame, scenarios: list) -> None:
     index = [i for i, _ in scenarios]
     frame = evaluate([s for _, s in scenarios], explain=True)
     columns = cases.loc[index, "column"].to_numpy()
-    predicted = np.array([frame[col].iat[k] for k, col in enumerate(columns)], dtype=np.float64)
+    scales = [METRIC_SCALE.get(m, 1.0) for m in cases.loc[index, "metric"]]
+    predicted = np.array([frame[col].iat[k] * scales[k] for k, col in enumerate(columns)], dtype=np.float64)
     measured = cases.loc[index, "measured"].to_numpy(dtype=np.float64)
     error = (predicted - measured) / measured
     cases.loc[index, "predicted"] = predicted

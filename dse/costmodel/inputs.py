@@ -122,6 +122,11 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "fp8_params": (0.0, "1 if FP8 runs hold the weights in FP8 only (no 16-bit compute copy; FSDP "
                         "gathers FP8)"),
     "flash_attention": (1.0, "1 for a fused (flash) attention kernel"),
+    "fsdp_accumulate": (0.0, "1 if FSDP (zero 3) keeps a stage's weights gathered and its gradients "
+                             "unsharded (at grad_reduce_bytes) over a step's microbatches: one gather and "
+                             "one reduce-scatter a step; 0: each layer every microbatch"),
+    "ce_fp32": (0.0, "1 if the loss is PyTorch's cross-entropy over fp32 logits (12 bytes a logit at its "
+                     "backward's peak, 40 moved); 0: a fused in-place one (2 x act bytes, 24 moved)"),
     "moe_dedup": (0.0, "1 if routed tokens cross the network once per destination NVLink domain and "
                        "are forwarded over NVLink there (DeepEP); 0: one copy per routed expert (all-to-all)"),
     "moe_host_layer": (0.0, "host (CPU) time to launch one MoE layer's forward and backward for one "

@@ -334,8 +334,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     frozen_head = (c["freeze_embeddings"] > 0) | lora
     nothing_trains = no_flow & (frozen >= c["layers"])
     head_b = np.where(frozen_head, gemm(T_head, V / t, h), head_b)
-    head_f = head_f + 12.0 * T_head * V / t / hbm
-    head_b = np.where(nothing_trains, 0.0, head_b + 12.0 * T_head * V / t / hbm)
+    # passes over the logits, bytes a logit: fused, fp32 softmax statistics and the gradient
+    # written in place (12 + 12); unfused fp32 (ce_fp32): the cast to fp32 (6), the
+    # log-softmax (12), and in backward the dense loss gradient (4), the log-softmax backward (12)
+    # and the cast of the gradient back (6)
+    ce = c.get("ce_fp32", 0.0) > 0
+    head_f = head_f + np.where(ce, 18.0, 12.0) * T_head * V / t / hbm
+    head_b = np.where(nothing_trains, 0.0, head_b + np.where(ce, 22.0, 12.0) * T_head * V / t / hbm)
     k_in = c["input_proj_dim"]  # ViT: the patch embedding is a GEMM on the first stage
     in_f, in_b = linear(T, np.maximum(k_in, 1.0), h)
     # the patch embedding is the input: frozen, it needs no gradient at all
@@ -406,9 +411,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         p_layer_exp * c["grad_reduce_bytes"], esg, t * ep, net
     )
     fsdp_on = c["overlap_fsdp"]
-    fsdp_f = np.where(z3, ag_layer, 0.0)
-    fsdp_b = np.where(z3, ag_layer + rs_layer, 0.0)
-    fsdp_first = np.where(z3 & (fsdp_on > 0), ag_layer, 0.0)  # the first gather of a pass
+    # weights kept gathered and gradients accumulated unsharded over the step's microbatches:
+    # the first microbatch gathers, the last reduce-scatters (per microbatch: 1/m of each)
+    keep_whole = z3 & (c.get("fsdp_accumulate", 0.0) > 0) & (m > 1)
+    fsdp_f = np.where(z3, np.where(keep_whole, ag_layer / m, ag_layer), 0.0)
+    fsdp_b = np.where(z3, np.where(keep_whole, rs_layer / m, ag_layer + rs_layer), 0.0)
+    fsdp_first = np.where(z3 & (fsdp_on > 0), np.where(keep_whole, ag_layer / m, ag_layer), 0.0)  # a pass's first gather
 
     # the two streams of one layer, forward and backward: (comm, window it may hide under, on)
     tp_on, ep_on, cp_on = c["overlap_tp"], c["overlap_ep"], c["overlap_cp"]
@@ -598,6 +606,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         # before their reduce-scatter
         w = per_param(p_rep, p_exp, wbytes, shard_w, 2.0)
         gr = per_param(p_rep, p_exp, c["grad_bytes"], shard_grad, 1.0) * trainable
+        # weights kept gathered and gradients accumulated whole (at the reduction's precision)
+        # beside their shards over the step
+        w = np.where(keep_whole, wbytes * (p_rep + p_exp), w)
+        gr = gr + np.where(keep_whole, c["grad_reduce_bytes"] * (p_rep + p_exp) * trainable, 0.0)
         op = per_param(p_rep, p_exp, c["optimizer_bytes"], shard_opt, 0.0) * trainable
         mem_static.append((w, gr, op))
 
@@ -620,7 +632,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         return (keep - (o_fz * keep_frozen + o_tr * stored),
                 np.where(o_tr > 0, stored, np.where(o_fz > 0, keep_frozen, 0.0)))
 
-    logits = T_head * V / t * 2.0 * act  # logits and their gradient (fused, in-place cross-entropy)
+    # logits and their gradient (fused, in-place cross-entropy); unfused fp32 (ce_fp32): the kept
+    # fp32 log-probabilities, the dense fp32 loss gradient and the fp32 logits' gradient at once
+    logits = T_head * V / t * np.where(ce, 12.0, 2.0 * act)
     # host memory the first stage's offloaded activations fill (every microbatch in flight)
     host_bytes = (off_fz * keep_frozen + off_tr * stored) * in_flight if any_offload else 0.0 * t
     keep, copy_buf = kept(L_first, f_first)

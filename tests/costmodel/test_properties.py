@@ -241,6 +241,30 @@ def test_dropout_needs_memory_but_no_time(rows):
     np.testing.assert_array_equal(step[0], step[1])
 
 
+@PROPERTY
+@given(rows=configs)
+def test_an_fp32_cross_entropy_is_never_cheaper_than_a_fused_one(rows):
+    n = len(rows)
+    out = evaluate_training(batch(rows * 2, ce_fp32=np.repeat([0.0, 1.0], n)))
+    mem = out["memory_per_gpu_bytes"].reshape(2, n)
+    step = out["iteration_time_s"].reshape(2, n)
+    worse = (mem[1] < mem[0]) | (step[1] < step[0] * (1 - RTOL))
+    assert not worse.any(), describe_failures(rows, worse)
+
+
+@PROPERTY
+@given(rows=configs)
+def test_fsdp_unsharded_accumulation_trades_memory_for_communication(rows):
+    """Keeping weights and gradients whole over the step never needs less memory and never
+    exposes more FSDP communication."""
+    n = len(rows)
+    out = evaluate_training(batch(rows * 2, fsdp_accumulate=np.repeat([0.0, 1.0], n)))
+    mem = out["memory_per_gpu_bytes"].reshape(2, n)
+    fsdp = out["exposed_fsdp_s"].reshape(2, n)
+    worse = (mem[1] < mem[0] * (1 - RTOL)) | (fsdp[1] > fsdp[0] * (1 + RTOL))
+    assert not worse.any(), describe_failures(rows, worse)
+
+
 # ------------------------------------------------------------------------------ scaling
 @PROPERTY
 @given(rows=configs)

@@ -412,3 +412,50 @@ def test_every_output_finite_for_a_mixed_batch():
         assert np.all(np.isfinite(values)), f"{name}: {values}"
     np.testing.assert_array_equal(out["feasible"] == 1.0, out["infeasible_mask"] == 0.0)
     assert set(tr.OUTPUTS) <= set(out)
+
+
+# ----------------------------------------------------------------------------- loss and FSDP accumulation
+def _detail(cols):
+    return {k: float(v[0]) for k, v in tr.evaluate_training_detail(cols).items()}
+
+
+def test_fp32_cross_entropy_keeps_12_bytes_a_logit_and_moves_40():
+    """Llama-3 8B, one GPU's whole model (tp 1, pp 1), microbatch 1 x 8192 tokens, vocab 128256:
+    the fused loss keeps the 16-bit logits and their gradient (2 x 2 bytes a logit), PyTorch's
+    fp32 cross-entropy 12 bytes at its backward's peak: 8 more, 8192 x 128256 x 8 = 8.4 GB. Its
+    passes move 18 + 22 bytes a logit instead of 12 + 12: 6 more in forward, 10 in backward."""
+    plan = {"tp": 1, "pp": 1, "zero": 3, "microbatch": 1, "global_batch": 8}
+    fused = columns(plan, model="llama3-8b", num_gpus=8)
+    fp32 = columns(plan, model="llama3-8b", num_gpus=8, training={"cross_entropy": "fp32"})
+    assert (fused["ce_fp32"], fp32["ce_fp32"]) == (0.0, 1.0)
+    a, b = run(fused)[0], run(fp32)[0]
+    logits = 8192 * 128256
+    assert b["memory_activations_bytes"] - a["memory_activations_bytes"] == pytest.approx(8 * logits, rel=1e-9)
+    da, db = _detail(fused), _detail(fp32)
+    hbm = fused["hbm_bw"] * fused["eff_hbm"]
+    assert db["detail_head_f"] - da["detail_head_f"] == pytest.approx(6 * logits / hbm, rel=1e-9)
+    assert db["detail_head_b"] - da["detail_head_b"] == pytest.approx(10 * logits / hbm, rel=1e-9)
+    assert b["iteration_time_s"] > a["iteration_time_s"]
+
+
+def test_fsdp_unsharded_accumulation_holds_the_stage_and_gathers_once_a_step():
+    """Llama-2-70B, zero 3 over dp 8, pp 8 (10 layers a stage), 8 microbatches a step: kept whole,
+    a stage's weights are its 16-bit parameters unsharded, and its gradients gain an unsharded
+    copy at the reduction's precision (4 bytes: fp32); the layer's gathers and reduce-scatters
+    run once a step, 1/8 of them per microbatch. With one microbatch a step nothing changes."""
+    plan = {"tp": 1, "pp": 8, "zero": 3, "microbatch": 1, "global_batch": 64}
+    train = {"grad_reduce_bytes": 4, "fp32_grad_accumulation": True}
+    per_mb = columns(plan, training=train)
+    whole = columns(plan, training={**train, "fsdp_unsharded_accumulation": True})
+    a, b = run(per_mb)[0], run(whole)[0]
+    da, db = _detail(per_mb), _detail(whole)
+    assert db["detail_fsdp_f"] == pytest.approx(da["detail_fsdp_f"] / 8, rel=1e-12)
+    assert b["exposed_fsdp_s"] < a["exposed_fsdp_s"]
+    # weights: unsharded stage at 2 bytes; the gradients: + the stage unsharded at 4 bytes
+    stage = b["memory_weights_bytes"] / 2.0
+    assert b["memory_grads_bytes"] - a["memory_grads_bytes"] == pytest.approx(4.0 * stage, rel=1e-9)
+    assert stage > 10 * 0.85e9  # 10 layers of ~0.86 B parameters and the embedding or head
+    assert b["memory_weights_bytes"] > a["memory_weights_bytes"]
+    one = {**plan, "global_batch": 8}
+    assert run(columns(one, training={**train, "fsdp_unsharded_accumulation": True}))[0] == \
+        run(columns(one, training=train))[0]
