@@ -27,19 +27,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from case_files import LLAMA31
+
 SOURCE = ("ML.ENERGY blog 'LLM Inference Energy: A Longitudinal Analysis' (2026-02-09), figure 'Average GPU "
           "power vs. batch size for Llama 3.1 models on H100 GPUs' (ML.ENERGY Benchmark v3.0, vLLM 0.11.1; "
           "github.com/ml-energy/blog docs/posts/assets/llm-energy-over-time/llama-power-light.svg)")
 
-MODELS = {
-    "8B": {"name": "Llama 3.1 8B", "family": "dense", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
-           "head_dim": None, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "moe": None},
-    "70B": {"name": "Llama 3.1 70B", "family": "dense", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
-            "head_dim": None, "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "moe": None},
-    "405B": {"name": "Llama 3.1 405B", "family": "dense", "layers": 126, "hidden": 16384, "heads": 128,
-             "kv_heads": 8, "head_dim": None, "ffn_hidden": 53248, "ffn_act": "swiglu", "vocab": 128256,
-             "moe": None},
-}
+MODELS = LLAMA31
 
 #: model -> (GPUs = TP degree, precision, {max_num_seqs: total power of the run's GPUs, W})
 RUNS = {

@@ -31,22 +31,14 @@ recomputed), which keeps about 12.5 h bytes a token of a layer against the polic
 """
 import os
 
-from case_files import write_cases
+from case_files import LLAMA31, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "torchtitan_llama3.jsonl")
 
 SOURCE = ("torchtitan benchmarks/llama3_h100_202412_torchtitan.md (pytorch/torchtitan @31a17bfd; torchtitan 9dec370, "
           "torch 1963fc8, torchao eab345c, 2024-12)")
-MODELS = {
-    "8B": {"name": "Llama 3.1 8B", "family": "dense", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
-           "head_dim": None, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "moe": None},
-    "70B": {"name": "Llama 3.1 70B", "family": "dense", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
-            "head_dim": None, "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "moe": None},
-    "405B": {"name": "Llama 3.1 405B", "family": "dense", "layers": 126, "hidden": 16384, "heads": 128,
-             "kv_heads": 8, "head_dim": None, "ffn_hidden": 53248, "ffn_act": "swiglu", "vocab": 128256,
-             "moe": None},
-}
+MODELS = LLAMA31
 CLUSTER = {"gpu": "H100-SXM-80GB", "gpus_per_node": 8, "hbm_gb": 95.0, "hbm_tbps": 2.4, "power_w": 500}
 
 # (table, label, model, GPUs, tp, pp, vpp, cp, fsdp, seq, local batch, recompute, fp8, compile, async TP,

@@ -5,7 +5,19 @@ from __future__ import annotations
 import json
 from statistics import median
 
-__all__ = ["median", "write_cases"]  # median: the builders' median of runs and of intervals
+__all__ = ["LLAMA31", "median", "write_cases"]  # median: the builders' median of runs and of intervals
+
+#: Llama 3.1 8B, 70B and 405B in the case format's model block (seq_len is the case's own), from
+#: the models' config.json files
+LLAMA31 = {
+    "8B": {"name": "Llama 3.1 8B", "family": "dense", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+           "head_dim": None, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "moe": None},
+    "70B": {"name": "Llama 3.1 70B", "family": "dense", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
+            "head_dim": None, "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "moe": None},
+    "405B": {"name": "Llama 3.1 405B", "family": "dense", "layers": 126, "hidden": 16384, "heads": 128,
+             "kv_heads": 8, "head_dim": None, "ffn_hidden": 53248, "ffn_act": "swiglu", "vocab": 128256,
+             "moe": None},
+}
 
 
 def write_cases(cases: list[dict], path: str) -> None:
