@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write validation/torchtitan_llama3.jsonl: the torchtitan team's Llama 3.1 8B/70B/405B pre-training
 benchmarks on H100 (end of 2024), each run as two cases: throughput (tokens/s per GPU) and peak memory
-per GPU (GiB) -- the one public table that gives both for FSDP, TP, PP and CP plans.
+per GPU (GiB) -- the one public table that gives both for FSDP, TP, PP and CP plans -- and the two
+H200 runs of Llama 3.1 8B that Trainy added to the same folder (June 2025), also with both.
 
 Usage: python validation/build_torchtitan.py   (no network: every number below was read from the file
 named in SOURCE and is kept here as a literal).
@@ -28,6 +29,13 @@ and torchtitan's default pipeline microbatch of 1 sequence with PP; interleaved 
 'op'`` in the 8B config: every other matmul output and the attention outputs saved, the rest recomputed),
 which dse cannot state: written as recompute_modules [mlp] (the FFN's up-projection and activation outputs
 recomputed), which keeps about 12.5 h bytes a token of a layer against the policy's ~15 h.
+
+The H200 page (``H200_RUNS``): Llama 3.1 8B on 4 and 8 hosts of 8 H200 (400 Gb/s per GPU), FSDP over all
+GPUs, the 8B config's defaults (seq_len 8192, op-level selective checkpointing: recompute_modules [mlp]
+as above) with local batch 2, torch.compile and torchao Float8 whose FSDP all-gather sends the FP8
+weights (``--float8.enable_fsdp_float8_all_gather``: training.fp8_params, FSDP gathers 1 byte a
+weight); TPS and memory at the 100th iteration. The preset H200 at its 700 W (the page states no
+limit; INFERRED).
 """
 import os
 
@@ -36,6 +44,10 @@ from case_files import LLAMA31, write_cases
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "torchtitan_llama3.jsonl")
 
+SOURCE_H200 = ("torchtitan benchmarks/llama3_8b_h200_2025-06_torchtitan.md (pytorch/torchtitan @bcdeaa37; "
+               "Trainy, torchtitan e7c0cae, torch 2.8.0a0+5228986c39, torchao 0afa4c1, 2025-06)")
+#: (hosts, TPS/GPU, memory GiB) as the H200 page prints them
+H200_RUNS = [(4, 10938, 47.96), (8, 10753, 46.97)]
 SOURCE = ("torchtitan benchmarks/llama3_h100_202412_torchtitan.md (pytorch/torchtitan @31a17bfd; torchtitan 9dec370, "
           "torch 1963fc8, torchao eab345c, 2024-12)")
 MODELS = LLAMA31
@@ -110,8 +122,35 @@ def cases():
                    "inferred": sorted(inferred), "notes": note}
 
 
+def h200_cases():
+    for hosts, tps, mem in H200_RUNS:
+        gpus = 8 * hosts
+        base = {
+            "source": SOURCE_H200,
+            "reliability": "B",
+            "workload": "train",
+            "precision": "fp8",
+            "model": {**MODELS["8B"], "seq_len": 8192},
+            "cluster": {"gpu": "H200-SXM-141GB", "num_gpus": gpus, "gpus_per_node": 8},
+            "parallel": {"tp": 1, "pp": 1, "dp": gpus, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 3,
+                         "recompute": "selective", "microbatch": 2, "global_batch": 2 * gpus},
+            "training": {"recompute_modules": ["mlp"], "fp8_params": True},
+            "inference": None,
+        }
+        note = (f"Trainy's H200 run ({hosts} hosts): Llama 3.1 8B on {gpus} H200, FSDP {gpus}, local batch 2 of "
+                "8192 tokens, op-level selective checkpointing (the 8B config's default), torch.compile, Float8 "
+                f"with FP8 FSDP all-gathers; measured {tps:,} tokens/s per GPU and {mem} GiB at the 100th iteration.")
+        inferred = ["model.seq_len", "parallel.recompute", "training.recompute_modules", "cluster.power_w"]
+        for metric, value, also in (("tokens_per_s_per_gpu", tps, {"memory_per_gpu_gib": mem}),
+                                    ("memory_per_gpu_gib", mem, {"tokens_per_s_per_gpu": tps})):
+            kind = "tps" if metric.startswith("tokens") else "mem"
+            yield {"id": f"torchtitan2506_h200_8b_{gpus}g_fsdp_float8_{kind}", **base,
+                   "target": {"metric": metric, "value": value}, "also": also,
+                   "inferred": sorted(inferred), "notes": note}
+
+
 def main():
-    write_cases(list(cases()), OUT)
+    write_cases([*cases(), *h200_cases()], OUT)
 
 
 if __name__ == "__main__":
