@@ -38,7 +38,8 @@ TIME_PARTS = {
 #: Communication hidden behind compute (not part of the sum): name -> evaluate column (each
 #: reported when the cost model returns it).
 OVERLAPPED_PARTS = {f"overlapped_{k}": f"overlapped_{k}_s" for k in (*COMM_KINDS, "offload")}
-MEMORY_PARTS = {k: f"memory_{k}_bytes" for k in ("weights", "grads", "optimizer", "activations", "buffers", "reserved")}
+MEMORY_PARTS = {k: f"memory_{k}_bytes"
+                for k in ("weights", "grads", "optimizer", "activations", "logits", "buffers", "reserved")}
 #: Serving metrics of LLM inference rows (reported when the row has them), and their extra
 #: memory part.
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
@@ -136,7 +137,7 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
     rec["breakdown"] = {
         "time_s": {**{k: _num(row[c]) for k, c in TIME_PARTS.items() if c in row},
                    **{k: _num(row[c]) for k, c in OVERLAPPED_PARTS.items() if c in row}},
-        "memory_bytes": {k: _num(row[c]) for k, c in MEMORY_PARTS.items()},
+        "memory_bytes": {k: _num(row[c]) for k, c in MEMORY_PARTS.items() if c in row},
     }
     kind = row.get("kind")
     rec["kind"] = None if kind is None else str(kind)

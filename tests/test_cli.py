@@ -24,7 +24,7 @@ REQUIRED_KEYS = (
 )
 TIME_KEYS = ("compute", "bubble", "exposed_tp", "exposed_ep", "exposed_cp", "exposed_fsdp", "exposed_pp",
              "exposed_dp", "overlapped_tp", "overlapped_ep", "overlapped_cp", "overlapped_fsdp", "overlapped_dp")
-MEMORY_KEYS = ("weights", "grads", "optimizer", "activations", "buffers", "reserved")
+MEMORY_KEYS = ("weights", "grads", "optimizer", "activations", "logits", "buffers", "reserved")
 
 
 def run(*args, cwd=ROOT):

@@ -63,7 +63,8 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
             f"out of memory: needs {need / GIB:.1f} GiB per GPU > {have / GIB:.1f} GiB HBM "
             f"(weights {g('memory_weights_bytes') / GIB:.1f}, grads {g('memory_grads_bytes') / GIB:.1f}, "
             f"optimizer {g('memory_optimizer_bytes') / GIB:.1f}, activations "
-            f"{g('memory_activations_bytes') / GIB:.1f}, buffers {g('memory_buffers_bytes') / GIB:.1f}, "
+            f"{g('memory_activations_bytes') / GIB:.1f}, logits {g('memory_logits_bytes', 0.0) / GIB:.1f}, "
+            f"buffers {g('memory_buffers_bytes') / GIB:.1f}, "
             f"reserved {g('memory_reserved_bytes') / GIB:.1f} GiB)"
         )
     if mask & tr.HOST_MEMORY:

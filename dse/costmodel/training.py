@@ -660,8 +660,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         total_first = sum(first)
     use_last = total_last > total_first
     weights, grads, optim, activations = (np.where(use_last, l_, f_) for f_, l_ in zip(first, last))
+    # the loss's share of those activations: the last stage's logits (the only stage's when pp = 1)
+    logits_peak = np.where(use_last | (pp <= 1), logits, 0.0)
+    if any_second:
+        logits_peak = np.where(use_mid & ~use_last, 0.0, logits_peak)
+    activations = activations - logits_peak
     reserved = c["memory_reserved"] + 0.0 * t
-    memory = weights + grads + optim + activations + buffers + reserved
+    memory = weights + grads + optim + activations + logits_peak + buffers + reserved
 
     # ------------------------------------------------------------------ feasibility
     mask = np.zeros(n, dtype=np.int64)
@@ -726,6 +731,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "memory_grads_bytes": grads,
         "memory_optimizer_bytes": optim,
         "memory_activations_bytes": activations,
+        "memory_logits_bytes": logits_peak,
         "memory_buffers_bytes": buffers,
         "memory_reserved_bytes": reserved,
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),

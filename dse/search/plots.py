@@ -117,6 +117,7 @@ MEMORY_PARTS = (
     ("gradients", "memory_grads_bytes", OKABE_ITO["sky"]),
     ("optimizer", "memory_optimizer_bytes", OKABE_ITO["green"]),
     ("activations", "memory_activations_bytes", OKABE_ITO["orange"]),
+    ("logits (loss)", "memory_logits_bytes", "#882255"),
     ("buffers", "memory_buffers_bytes", OKABE_ITO["purple"]),
     ("reserved", "memory_reserved_bytes", "#D9D9D9"),
 )

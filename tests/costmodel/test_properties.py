@@ -292,6 +292,16 @@ def test_doubling_dp_onto_a_slow_network_can_lower_tokens_per_s():
     assert out_b["exposed_fsdp_s"][0] > 0 and out_a["exposed_fsdp_s"][0] == 0
 
 
+@PROPERTY
+@given(rows=configs)
+def test_the_memory_parts_add_up_to_the_memory_per_gpu(rows):
+    out = evaluate_training(batch(rows, ce_fp32=np.resize([0.0, 1.0], len(rows))))
+    parts = sum(out[f"memory_{k}_bytes"] for k in
+                ("weights", "grads", "optimizer", "activations", "logits", "buffers", "reserved"))
+    np.testing.assert_allclose(parts, out["memory_per_gpu_bytes"], rtol=1e-12)
+    assert (out["memory_logits_bytes"] >= 0).all() and (out["memory_activations_bytes"] >= 0).all()
+
+
 # ------------------------------------------------------------------------------ robustness
 any_config = st.fixed_dictionaries({
     "tp": st.integers(1, 16), "pp": st.integers(1, 16), "dp": st.integers(1, 64), "cp": st.integers(1, 4),

@@ -430,7 +430,9 @@ def test_fp32_cross_entropy_keeps_12_bytes_a_logit_and_moves_40():
     assert (fused["ce_fp32"], fp32["ce_fp32"]) == (0.0, 1.0)
     a, b = run(fused)[0], run(fp32)[0]
     logits = 8192 * 128256
-    assert b["memory_activations_bytes"] - a["memory_activations_bytes"] == pytest.approx(8 * logits, rel=1e-9)
+    assert (a["memory_logits_bytes"], b["memory_logits_bytes"]) == pytest.approx((4 * logits, 12 * logits), rel=1e-9)
+    assert b["memory_activations_bytes"] == pytest.approx(a["memory_activations_bytes"], rel=1e-12)
+    assert b["memory_per_gpu_bytes"] - a["memory_per_gpu_bytes"] == pytest.approx(8 * logits, rel=1e-9)
     da, db = _detail(fused), _detail(fp32)
     hbm = fused["hbm_bw"] * fused["eff_hbm"]
     assert db["detail_head_f"] - da["detail_head_f"] == pytest.approx(6 * logits / hbm, rel=1e-9)
