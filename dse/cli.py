@@ -84,6 +84,17 @@ def _load(arg: str) -> tuple[Any, str]:
             return _load_jsonl(Path(file), key)
     if path.suffix.lower() == ".jsonl":
         return _load_jsonl(path, None)
+    if path.suffix.lower() == ".json" and path.is_file():
+        from .errors import InputError
+        from .scenario import read_mapping, scenario_from_dict
+        from .sources import apply_software
+
+        data = read_mapping(path)
+        if isinstance(data.get("source"), str) and "target" in data:  # a validation case saved alone
+            try:
+                return scenario_from_dict(apply_software(data)), str(path)
+            except InputError as err:
+                raise err.with_source(str(path)) from None
     return load_scenario(path), str(path)
 
 

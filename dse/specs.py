@@ -254,6 +254,9 @@ class ViTSpec(Spec):
     seq_len: PositiveInt | None = None
     classes: PositiveInt | None = None
     channels: PositiveInt = 3
+    #: training applies dropout (the original ViT's 0.1 on ImageNet-21k): its masks are kept for
+    #: backward, as for LLMs (model.dropout); big_vision and most large-scale recipes train without
+    dropout: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> "ViTSpec":
@@ -610,4 +613,7 @@ class Scenario(Spec):
                 raise ValueError(f"training.offload_activation_layers ({offload}) must be less than model.layers "
                                  f"({layers}): allowed 0 to {layers - 1} (the last layer's activations are "
                                  "used as soon as the forward ends)")
+        if self.training.fsdp_unsharded_accumulation and self.parallel.zero != 3:
+            raise ValueError(f"training.fsdp_unsharded_accumulation describes FSDP (parallel.zero 3); "
+                             f"parallel.zero is {self.parallel.zero}: set zero 3 or leave it false")
         return self

@@ -64,6 +64,8 @@ METRICS: dict[str, str] = {
 
 #: metrics whose column is in other units: measured = column x scale (GiB = 2^30 bytes)
 METRIC_SCALE: dict[str, float] = {"memory_per_gpu_gib": 2.0**-30}
+#: the most memory one GPU plausibly has, GiB: a larger memory_per_gpu_gib is a unit mistake
+MAX_MEMORY_GIB = 4096
 
 #: The target metrics each kind of run predicts.
 KIND_METRICS: dict[str, tuple[str, ...]] = {
@@ -166,6 +168,10 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
         return row, None
     if not (math.isfinite(measured) and measured > 0):
         return _error(row, single("target.value", "must be a positive number", value, label).render()), None
+    if metric == "memory_per_gpu_gib" and measured > MAX_MEMORY_GIB:
+        return _error(row, single("target.value", f"memory_per_gpu_gib is in GiB (2^30 bytes): at most "
+                                  f"{MAX_MEMORY_GIB:,} (is it in bytes? {measured / 2**30:.4g} GiB)",
+                                  value, label).render()), None
     rate = offered_rate(obj)
     if rate is not None:  # an online case states its offered load in the notes
         obj = {**obj, "inference": {**obj["inference"], "request_rate": rate}}

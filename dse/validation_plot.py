@@ -45,6 +45,8 @@ METRIC_LABELS: dict[str, tuple[str, float]] = {
     "requests_per_s": ("requests/s", 1.0),
     "mfu": ("MFU (%)", 100.0),
     "hfu": ("HFU (%)", 100.0),
+    "power_per_gpu_w": ("power per GPU (W)", 1.0),
+    "memory_per_gpu_gib": ("peak memory per GPU (GiB)", 1.0),
 }
 #: Colours and markers of the sources, in order (Okabe-Ito; yellow left out: weak on white).
 COLORS = [OKABE_ITO[k] for k in ("blue", "orange", "green", "vermillion", "purple", "sky", "black")]

@@ -131,6 +131,21 @@ def test_evaluate_a_line_of_a_jsonl_file(tmp_path):
     assert_clean_failure(ambiguous, str(path), "zero", "one")
 
 
+def test_a_case_saved_alone_as_json_gets_its_sources_software_facts(tmp_path):
+    """A validation line saved as its own .json file is scored as FILE.jsonl:ID scores it: with the
+    software facts of its source (here torchtitan's fp32 cross-entropy and whole-stage FSDP)."""
+    cases = ROOT / "validation" / "torchtitan_llama3.jsonl"
+    line = next(ln for ln in cases.read_text().splitlines() if "t5_405b_512g_1f1b_mem" in ln)
+    alone = tmp_path / "case.json"
+    alone.write_text(line)
+    a, b = (json.loads(run("evaluate", arg, "--json").stdout)
+            for arg in (alone, f"{cases}:torchtitan2412_t5_405b_512g_1f1b_mem"))
+    assert a["memory_per_gpu_bytes"] == b["memory_per_gpu_bytes"]
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({k: v for k, v in json.loads(line).items() if k not in ("source", "target")}))
+    assert json.loads(run("evaluate", plain, "--json").stdout)["memory_per_gpu_bytes"] < a["memory_per_gpu_bytes"]
+
+
 def write(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)

@@ -157,9 +157,13 @@ def test_each_entry_applied_to_a_real_case_validates(index):
     line = first_llm_line()
     entry = software_table()[index]
     c = dict(line)
+    for dotted, value in (entry.get("when") or {}).items():  # a plan the entry applies to
+        block, _, key = dotted.partition(".")
+        if block == "parallel" and key:  # (model or precision conditions would make another kind of case)
+            c[block] = _merged(c.get(block) or {}, {key: value})
     for block in BLOCKS:
         if entry.get(block):
-            c[block] = _merged(line.get(block) or {}, entry[block])
+            c[block] = _merged(c.get(block) or {}, entry[block])
     scenario = scenario_from_dict(c)
     for block in BLOCKS:
         for dotted, value in _dotted(entry.get(block) or {}, block):

@@ -329,3 +329,29 @@ def test_summary_by_model_names_inline_models_and_presets(tmp_path):
     groups = summary["by"]["groups"]
     assert set(groups) == {"llama2-7b", "tiny"}
     assert groups["tiny"]["count"] == 2 and groups["llama2-7b"]["count"] == 1
+
+
+def _memory_case(value):
+    return {"id": "mem", "source": "a memory reading", "workload": "train", "precision": "bf16",
+            "model": "llama3-8b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+            "parallel": {"tp": 1, "dp": 8, "zero": 3, "microbatch": 1, "global_batch": 8},
+            "target": {"metric": "memory_per_gpu_gib", "value": value}}
+
+
+def test_memory_cases_compare_gib_with_the_memory_per_gpu(tmp_path):
+    path = tmp_path / "mem.jsonl"
+    path.write_text(json.dumps(_memory_case(40.0)) + "\n")
+    cases, _ = dse.validate.validate_cases(path)
+    row = cases.iloc[0]
+    frame = dse.api.evaluate(dse.load_scenario({k: v for k, v in _memory_case(40.0).items() if k != "target"}))
+    assert row["status"] == "ok"
+    assert row["predicted"] == pytest.approx(frame["memory_per_gpu_bytes"].iat[0] / 2**30, rel=1e-12)
+
+
+def test_a_memory_figure_in_bytes_is_an_error_that_says_so(tmp_path):
+    path = tmp_path / "mem.jsonl"
+    path.write_text(json.dumps(_memory_case(88476326298)) + "\n")
+    cases, _ = dse.validate.validate_cases(path)
+    row = cases.iloc[0]
+    assert row["status"] == "error"
+    assert "memory_per_gpu_gib is in GiB (2^30 bytes)" in row["reason"] and "82.4 GiB" in row["reason"]

@@ -158,15 +158,40 @@ def start_study(ctx: SearchContext, mode: str):
     done = study_complete(study)
     if done:
         report.notes.append(f"{done} completed trials were already in the study")
-    scored_by = study.user_attrs.get(MODEL_ATTR)
-    if scored_by is None:
-        study.set_user_attr(MODEL_ATTR, model_fingerprint())
-    elif scored_by != model_fingerprint() and done:
+    other = _record_model(study)
+    if other:
         report.notes.append(
-            f"the study's {done} earlier trials were scored by another version of dse (its cost model, "
-            "calibration or presets differ from this one's): they keep that version's values; write to "
-            "a new --out folder for a search scored by one version")
+            f"{other} of the study's {done} earlier trials were scored by another version of dse (its cost "
+            "model, calibration or presets differ from this one's): they keep that version's values; write "
+            "to a new --out folder for a search scored by one version")
     return study, report
+
+
+def _record_model(study) -> int:
+    """Record that this dse (:func:`model_fingerprint`) scores the study's trials from the next
+    trial number on, and count the completed trials an earlier run of another dse scored.
+
+    The study attribute :data:`MODEL_ATTR` holds ``[[fingerprint, first trial number], ...]``, one
+    entry each time the scoring dse changed; a trial belongs to the last entry that starts at or
+    before its number."""
+    import bisect
+
+    from optuna.trial import TrialState
+
+    runs = study.user_attrs.get(MODEL_ATTR) or []
+    if isinstance(runs, str):  # a study of an earlier dse: one fingerprint for all its trials
+        runs = [[runs, 0]]
+    mine = model_fingerprint()
+    other = 0
+    if runs and any(fp != mine for fp, _ in runs):
+        starts = [start for _, start in runs]
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            at = bisect.bisect_right(starts, t.number) - 1
+            other += at >= 0 and runs[at][0] != mine
+    if not runs or runs[-1][0] != mine:
+        start = len(study.get_trials(deepcopy=False)) if runs else 0
+        study.set_user_attr(MODEL_ATTR, [*runs, [mine, start]])
+    return int(other)
 
 
 class TrialLoop:
@@ -489,8 +514,9 @@ class ExhaustiveDriver:
         return report
 
 
-#: the study attribute that records which dse (:func:`model_fingerprint`) scored its trials
-MODEL_ATTR = "dse_model"
+#: the study attribute that records which dse (:func:`model_fingerprint`) scored its trials, from
+#: which trial number on (:func:`_record_model`)
+MODEL_ATTR = "dse_models"
 
 
 @functools.lru_cache(maxsize=1)

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import single
-from .drivers import DRIVERS, DriverReport, SearchContext, choose_mode, exhaustive_chunks, exhaustive_prefix
+from .drivers import (DRIVERS, DriverReport, SearchContext, choose_mode, exhaustive_chunks, exhaustive_prefix,
+                      model_fingerprint)
 from .enumerate import check_not_empty
 from .storage import storage_for
 from .space import SearchSpace, load_space
@@ -338,6 +339,7 @@ def write_manifest(out: Path, space: SearchSpace, study_name: str, report: Drive
     manifest: dict[str, Any] = {
         "study": study_name,
         "dse_version": _version(),
+        "dse_model": model_fingerprint(),  # digest of the package's code and data that scored it
         "git_commit": _git_commit(),
         "python": platform.python_version(),
         "libraries": _library_versions(),

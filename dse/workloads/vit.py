@@ -48,7 +48,7 @@ def as_llm_model(model: ViTSpec) -> ModelSpec:
     return ModelSpec(
         name=model.name, family="dense", layers=model.layers, hidden=model.hidden, heads=model.heads,
         kv_heads=model.heads, ffn_hidden=model.ffn_hidden, ffn_act="gelu",
-        vocab=model.classes or DEFAULT_CLASSES, seq_len=model.tokens,
+        vocab=model.classes or DEFAULT_CLASSES, seq_len=model.tokens, dropout=model.dropout,
     )
 
 

@@ -184,3 +184,14 @@ def test_megatron_gpt_presets_train_with_dropout_and_llama_without():
     assert cols("gpt-175b")["dropout"] == 1.0  # Megatron-LM's default hidden/attention dropout 0.1
     assert cols("llama3-70b")["dropout"] == 0.0
     assert cols({"preset": "llama3-70b", "dropout": True})["dropout"] == 1.0
+
+
+def test_a_vit_may_train_with_dropout():
+    scenario = dse.load_scenario({
+        "model": {"family": "vit", "layers": 12, "hidden": 768, "heads": 12, "ffn_hidden": 3072, "patch": 16,
+                  "image_size": 224},
+        "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 8}, "parallel": {"dp": 8, "microbatch": 32}})
+    with_dropout = scenario.model_copy(update={"model": scenario.model.model_copy(update={"dropout": True})})
+    plain, dropped = (dse.evaluate(s)["memory_activations_bytes"].iat[0] for s in (scenario, with_dropout))
+    # two 1-byte masks per token and layer: 12 layers x 32 images x 197 tokens x 768 x 2
+    assert dropped - plain == pytest.approx(12 * 32 * 197 * 768 * 2, rel=1e-9)

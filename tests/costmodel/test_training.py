@@ -461,3 +461,10 @@ def test_fsdp_unsharded_accumulation_holds_the_stage_and_gathers_once_a_step():
     one = {**plan, "global_batch": 8}
     assert run(columns(one, training={**train, "fsdp_unsharded_accumulation": True}))[0] == \
         run(columns(one, training=train))[0]
+
+
+def test_fsdp_unsharded_accumulation_needs_zero_3():
+    with pytest.raises(dse.InputError, match=r"training.fsdp_unsharded_accumulation describes FSDP \(parallel.zero 3\); "
+                                             r"parallel.zero is 1"):
+        columns({"tp": 1, "pp": 8, "zero": 1, "microbatch": 1, "global_batch": 64},
+                training={"fsdp_unsharded_accumulation": True})

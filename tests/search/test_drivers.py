@@ -71,7 +71,7 @@ def test_outputs_exist_and_parse(tmp_path):
     assert {"num_gpus", "tokens_per_s", "feasible"} <= set(pareto.columns)
     assert pareto["feasible"].all()
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    for key in ("dse_version", "git_commit", "libraries", "space_file", "space_sha256", "seed",
+    for key in ("dse_version", "dse_model", "git_commit", "libraries", "space_file", "space_sha256", "seed",
                 "sampler", "mode", "counts", "wall_time_s"):
         assert key in manifest
     assert manifest["counts"]["scored"] == len(configs)
@@ -106,8 +106,18 @@ def test_resuming_a_study_scored_by_another_dse_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(drivers, "model_fingerprint", lambda: "another-dse")
     other = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=16,
                        progress=False, plots=False)
-    assert any("12 earlier trials were scored by another version of dse" in n for n in other.report.notes)
+    assert any("12 of the study's 12 earlier trials were scored by another version of dse" in n
+               for n in other.report.notes)
     assert other.report.trials_complete == 16
+    # the other dse again: only the first 12 are not its own
+    again = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=20,
+                       progress=False, plots=False)
+    assert any("12 of the study's 16 earlier trials" in n for n in again.report.notes)
+    # back to the first dse: the 4 + 4 trials the other one scored are counted
+    monkeypatch.undo()
+    back = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=24,
+                      progress=False, plots=False)
+    assert any("8 of the study's 20 earlier trials" in n for n in back.report.notes)
 
 
 def test_exhaustive_rerun_rescores_only_missing_chunks(tmp_path):
