@@ -613,6 +613,9 @@ class Scenario(Spec):
                 raise ValueError(f"training.offload_activation_layers ({offload}) must be less than model.layers "
                                  f"({layers}): allowed 0 to {layers - 1} (the last layer's activations are "
                                  "used as soon as the forward ends)")
+        if self.inference is not None and self.workload != "inference":
+            raise ValueError(f"an inference block describes serving (workload: inference); this scenario's "
+                             f"workload is {self.workload}: drop the inference block or set workload: inference")
         if self.training.fsdp_unsharded_accumulation and self.parallel.zero != 3:
             raise ValueError(f"training.fsdp_unsharded_accumulation describes FSDP (parallel.zero 3); "
                              f"parallel.zero is {self.parallel.zero}: set zero 3 or leave it false")

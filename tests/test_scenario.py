@@ -189,3 +189,12 @@ def test_several_problems_are_reported_at_once():
     assert "3 problems" in text
     for field in ("cluster.num_gpus", "cluster.foo", "parallel.tp"):
         assert field in text
+
+
+def test_an_inference_block_on_a_training_scenario_is_refused():
+    scenario = {"model": "llama3-8b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+                "inference": {"input_len": 100, "output_len": 100, "kv_allocation": "on_demand"}}
+    with pytest.raises(InputError, match="an inference block describes serving \\(workload: inference\\); "
+                                         "this scenario's workload is train"):
+        load_scenario(scenario)
+    assert load_scenario({**scenario, "workload": "inference"}).inference.kv_allocation == "on_demand"
