@@ -78,6 +78,15 @@ RUNS = [
 ]
 
 
+def both_metrics(stem, base, tps, mem, inferred, note):
+    """The run's two cases: tokens/s per GPU (id ``stem_tps``) and peak memory (``stem_mem``)."""
+    for metric, value, also in (("tokens_per_s_per_gpu", tps, {"memory_per_gpu_gib": mem}),
+                                ("memory_per_gpu_gib", mem, {"tokens_per_s_per_gpu": tps})):
+        kind = "tps" if metric.startswith("tokens") else "mem"
+        yield {"id": f"{stem}_{kind}", **base, "target": {"metric": metric, "value": value}, "also": also,
+               "inferred": sorted(inferred), "notes": note}
+
+
 def cases():
     for (table, label, size, gpus, tp, pp, vpp, cp, fsdp, seq, local, recompute, fp8, compiled, async_tp,
          tps, mem) in RUNS:
@@ -114,12 +123,8 @@ def cases():
                 + (", Float8" if fp8 else "") + (", torch.compile" if compiled else ", eager")
                 + (", AsyncTP" if async_tp else "")
                 + f"; measured {tps:,} tokens/s per GPU (the 90th iteration) and {mem} GiB (peak reserved, max over GPUs).")
-        for metric, value, also in (("tokens_per_s_per_gpu", tps, {"memory_per_gpu_gib": mem}),
-                                    ("memory_per_gpu_gib", mem, {"tokens_per_s_per_gpu": tps})):
-            kind = "tps" if metric.startswith("tokens") else "mem"
-            yield {"id": f"torchtitan2412_t{table}_{size.lower()}_{gpus}g_{slug}_{kind}", **base,
-                   "target": {"metric": metric, "value": value}, "also": also,
-                   "inferred": sorted(inferred), "notes": note}
+        yield from both_metrics(f"torchtitan2412_t{table}_{size.lower()}_{gpus}g_{slug}", base, tps, mem,
+                                inferred, note)
 
 
 def h200_cases():
@@ -141,12 +146,7 @@ def h200_cases():
                 "8192 tokens, op-level selective checkpointing (the 8B config's default), torch.compile, Float8 "
                 f"with FP8 FSDP all-gathers; measured {tps:,} tokens/s per GPU and {mem} GiB at the 100th iteration.")
         inferred = ["model.seq_len", "parallel.recompute", "training.recompute_modules", "cluster.power_w"]
-        for metric, value, also in (("tokens_per_s_per_gpu", tps, {"memory_per_gpu_gib": mem}),
-                                    ("memory_per_gpu_gib", mem, {"tokens_per_s_per_gpu": tps})):
-            kind = "tps" if metric.startswith("tokens") else "mem"
-            yield {"id": f"torchtitan2506_h200_8b_{gpus}g_fsdp_float8_{kind}", **base,
-                   "target": {"metric": metric, "value": value}, "also": also,
-                   "inferred": sorted(inferred), "notes": note}
+        yield from both_metrics(f"torchtitan2506_h200_8b_{gpus}g_fsdp_float8", base, tps, mem, inferred, note)
 
 
 def main():
