@@ -119,6 +119,8 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
         rec["parallel"]["stage_layers"] = {"first": int(layers) % pp, "more": int(layers) // pp + 1,
                                            "rest": int(layers) // pp}
     rec["parallel"]["recompute"] = RECOMPUTE_NAMES.get(_int(row["recompute"]), str(row["recompute"]))
+    if pp and pp > 1 and _num(row.get("memory_peak_stage")) is not None:  # the stage the memory describes
+        rec["memory_peak_stage"] = ("first", "second", "last")[_int(row["memory_peak_stage"])]
     if (_num(row.get("offload_layers")) or 0) > 0:
         rec["parallel"]["offload_layers"] = _int(row["offload_layers"])
         rec["parallel"]["host_offload_bytes"] = _num(row.get("host_memory_offload_bytes"))
@@ -318,6 +320,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         mem.add_row(key, f"{value / GIB:.2f}", f"{100 * value / hbm:.1f}")
     _memory_total(mem, rec["memory_per_gpu_bytes"], hbm)
     console.print(mem)
+    if stage := _stage_words(rec):
+        console.print(stage, style="dim")
     console.print()
 
     it = rec["iteration_time_s"]
@@ -384,6 +388,19 @@ def _layer_table(console: Any, layer: dict[str, Any], forward_only: bool = False
                            f"({100 * soft / attn:.0f}%) is time the special-function units add over a free "
                            "exponential (cluster.exp_tera_per_s; dse whatif --vary exp_tera_per_s=...).",
                            style="dim"))
+
+
+#: the pipeline stage the memory figures describe (record key memory_peak_stage)
+PEAK_STAGE_WORDS = {"first": "the first", "second": "the second", "last": "the last, with the output head"}
+
+
+def _stage_words(rec: dict[str, Any]) -> str:
+    """Which pipeline stage the memory breakdown describes, for its title ("" without a pipeline)."""
+    stage = rec.get("memory_peak_stage")
+    if stage is None:
+        return ""
+    return (f"  of the pipeline stage that holds the most: {PEAK_STAGE_WORDS[stage]} of "
+            f"{rec['parallel']['pp']}")
 
 
 def _memory_table() -> Any:

@@ -156,3 +156,31 @@ def test_a_plan_on_another_gpu_count_shows_no_per_gpu_figures(kind):
         good = {**scenario, "cluster": {**scenario["cluster"], "num_gpus": 4}}
     rec_ok, text_ok = rendered(good)
     assert rec_ok["tokens_per_s_per_gpu"] > 0 and rec_ok["mfu"] > 0 and "not shown" not in text_ok
+
+
+@pytest.mark.parametrize("plan, stage", [
+    ({"tp": 8, "pp": 16, "vpp": 1, "microbatch": 1, "global_batch": 256}, "second"),  # 126 layers: 7, 8, ..., 8, 7
+    ({"tp": 8, "pp": 2, "vpp": 1, "microbatch": 1, "global_batch": 256}, "first"),
+], ids=["uneven", "even"])
+def test_the_memory_breakdown_says_which_pipeline_stage_it_describes(plan, stage):
+    """405B on 16 stages: the first (7 layers) is short, so the second (8 layers, one microbatch
+    fewer in flight) holds the most; on 2 even stages the first (two microbatches in flight)."""
+    scenario = {"model": "llama3-405b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8 * plan["pp"] * 2},
+                "parallel": plan}
+    rec, text = rendered(scenario)
+    assert rec["memory_peak_stage"] == stage
+    assert f"of the pipeline stage that holds the most: the {stage} of {plan['pp']}" in text
+    assert "memory_peak_stage" not in rendered({**scenario, "parallel": {**plan, "pp": 1, "vpp": 1},
+                                                "cluster": {**scenario["cluster"], "num_gpus": 16}})[0]
+
+
+def test_the_last_stage_holds_the_most_when_its_loss_is_large():
+    """Llama 3 8B on 2 stages at 32,768 tokens with PyTorch's fp32 cross-entropy: 12 bytes x 32,768
+    x 128,256 logits = 47 GiB on the last stage outweigh the first stage's second microbatch."""
+    scenario = {"model": {"preset": "llama3-8b", "seq_len": 32768}, "cluster": {"gpu": "B200", "num_gpus": 2},
+                "parallel": {"tp": 1, "pp": 2, "microbatch": 1, "global_batch": 8, "recompute": "full"},
+                "training": {"cross_entropy": "fp32"}}
+    rec, text = rendered(scenario)
+    assert rec["memory_peak_stage"] == "last"
+    assert rec["breakdown"]["memory_bytes"]["logits"] == pytest.approx(12 * 32768 * 128256, rel=1e-9)
+    assert "the last, with the output head of 2" in text

@@ -662,8 +662,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     weights, grads, optim, activations = (np.where(use_last, l_, f_) for f_, l_ in zip(first, last))
     # the loss's share of those activations: the last stage's logits (the only stage's when pp = 1)
     logits_peak = np.where(use_last | (pp <= 1), logits, 0.0)
+    # which pipeline stage the memory figures describe: 0 the first (the only one when pp = 1),
+    # 1 the second, 2 the last
+    peak_stage = np.where(use_last & (pp > 1), 2.0, 0.0)
     if any_second:
         logits_peak = np.where(use_mid & ~use_last, 0.0, logits_peak)
+        peak_stage = np.where(use_mid & ~use_last, 1.0, peak_stage)
     activations = activations - logits_peak
     reserved = c["memory_reserved"] + 0.0 * t
     memory = weights + grads + optim + activations + logits_peak + buffers + reserved
@@ -732,6 +736,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         "memory_optimizer_bytes": optim,
         "memory_activations_bytes": activations,
         "memory_logits_bytes": logits_peak,
+        "memory_peak_stage": peak_stage + 0.0 * t,
         "memory_buffers_bytes": buffers,
         "memory_reserved_bytes": reserved,
         "memory_excess_bytes": np.maximum(memory - c["hbm_bytes"], 0.0),
