@@ -395,7 +395,8 @@ PEAK_STAGE_WORDS = {"first": "the first", "second": "the second", "last": "the l
 
 
 def _stage_words(rec: dict[str, Any]) -> str:
-    """Which pipeline stage the memory breakdown describes, for its title ("" without a pipeline)."""
+    """The line under the memory table saying which pipeline stage it describes ("" without a
+    pipeline)."""
     stage = rec.get("memory_peak_stage")
     if stage is None:
         return ""

@@ -162,8 +162,8 @@ def start_study(ctx: SearchContext, mode: str):
     if other:
         report.notes.append(
             f"{other} of the study's {done} earlier trials were scored by another version of dse (its cost "
-            "model, calibration or presets differ from this one's): they keep that version's values; write "
-            "to a new --out folder for a search scored by one version")
+            "model, calibration or presets differ from this one's, or it did not record itself): they keep "
+            "that version's values; write to a new --out folder for a search scored by one version")
     return study, report
 
 
@@ -179,8 +179,8 @@ def _record_model(study) -> int:
     from optuna.trial import TrialState
 
     runs = study.user_attrs.get(MODEL_ATTR) or []
-    if isinstance(runs, str):  # a study of an earlier dse: one fingerprint for all its trials
-        runs = [[runs, 0]]
+    if not runs and study.get_trials(deepcopy=False):  # trials of a dse that recorded no version
+        runs = [[UNRECORDED, 0]]
     mine = model_fingerprint()
     other = 0
     if runs and any(fp != mine for fp, _ in runs):
@@ -190,7 +190,7 @@ def _record_model(study) -> int:
             other += at >= 0 and runs[at][0] != mine
     if not runs or runs[-1][0] != mine:
         start = len(study.get_trials(deepcopy=False)) if runs else 0
-        study.set_user_attr(MODEL_ATTR, [*runs, [mine, start]])
+        study.set_user_attr(MODEL_ATTR, [*runs, [mine, start]])  # (the first run of a study: from 0)
     return int(other)
 
 
@@ -517,6 +517,8 @@ class ExhaustiveDriver:
 #: the study attribute that records which dse (:func:`model_fingerprint`) scored its trials, from
 #: which trial number on (:func:`_record_model`)
 MODEL_ATTR = "dse_models"
+#: the version of trials scored before dse recorded its versions
+UNRECORDED = "unrecorded"
 
 
 @functools.lru_cache(maxsize=1)

@@ -120,6 +120,27 @@ def test_resuming_a_study_scored_by_another_dse_says_so(tmp_path, monkeypatch):
     assert any("8 of the study's 20 earlier trials" in n for n in back.report.notes)
 
 
+def test_resuming_a_study_that_recorded_no_dse_says_its_trials_may_be_another_versions(tmp_path):
+    """A study an earlier dse wrote holds no record of its version: its trials count as another
+    version's, once; the trials this dse adds are its own."""
+    import optuna
+
+    from dse.search import drivers
+
+    run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=6,
+               progress=False, plots=False)
+    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(
+        str(tmp_path / "study.journal")))
+    study = optuna.load_study(study_name=optuna.get_all_study_names(storage)[0], storage=storage)
+    study.set_user_attr(drivers.MODEL_ATTR, [])  # as a study of an earlier dse has none
+    again = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=9,
+                       progress=False, plots=False)
+    assert any("6 of the study's 6 earlier trials" in n and "did not record itself" in n for n in again.report.notes)
+    once = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=12,
+                      progress=False, plots=False)
+    assert any("6 of the study's 9 earlier trials" in n for n in once.report.notes)
+
+
 def test_exhaustive_rerun_rescores_only_missing_chunks(tmp_path):
     run_search(QUICKSTART, out_dir=tmp_path, mode="exhaustive", progress=False, plots=False)
     shards = sorted((tmp_path / "shards").glob("*.parquet"))
