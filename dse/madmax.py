@@ -812,16 +812,25 @@ def _parallel(m: MadMaxModel, s: MadMaxSystem, t: MadMaxTask, src: _Sources, not
     parallel: dict[str, Any] = {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "cp": 1, "ep": 1}
     if m.type in ("LLM", "LLM_MoE", "ViT"):
         parallel["sp"] = False
-    parallel.update({"vpp": 1, "zero": plan.zero, "recompute": "none", "microbatch": micro,
-                     "global_batch": micro * plan.dp})
+    llm_serving = t.type == "inference" and m.type in ("LLM", "LLM_MoE")
+    if not llm_serving:  # serving takes its batch from the inference block and has no training options
+        parallel.update({"vpp": 1, "zero": plan.zero, "recompute": "none", "microbatch": micro,
+                         "global_batch": micro * plan.dp})
+    elif plan.zero:
+        notes.add("fsdp serving -> dp replicas that each hold the whole model: dse's serving model has no "
+                  "sharded weights gathered per layer.")
     if m.type not in ("LLM", "LLM_MoE", "ViT"):
         parallel.update(extra_parallel)
     unit = "images" if m.type == "ViT" else ("sequences" if m.type.startswith("LLM") else "samples")
     unit = unit if micro > 1 else unit[:-1]
-    notes.add(f"parallel: tp {plan.tp}, dp {plan.dp}, pp {plan.pp}, zero {plan.zero} (ddp -> zero 0, fsdp -> "
-              f"zero 3, which dse also applies to gradients and optimizer state); microbatch = the local batch "
-              f"({micro} {unit} per data-parallel replica), global_batch = microbatch x dp = {micro * plan.dp}, "
-              "one microbatch per step (MAD-Max has no gradient accumulation); no recompute, as in MAD-Max.")
+    if llm_serving:
+        notes.add(f"parallel: tp {plan.tp}, dp {plan.dp} replicas, pp {plan.pp}.")
+    else:
+        notes.add(f"parallel: tp {plan.tp}, dp {plan.dp}, pp {plan.pp}, zero {plan.zero} (ddp -> zero 0, fsdp -> "
+                  f"zero 3, which dse also applies to gradients and optimizer state); microbatch = the local "
+                  f"batch ({micro} {unit} per data-parallel replica), global_batch = microbatch x dp = "
+                  f"{micro * plan.dp}, one microbatch per step (MAD-Max has no gradient accumulation); no "
+                  "recompute, as in MAD-Max.")
     if m.type == "LLM_MoE":
         notes.add("ep = 1: MAD-Max has no expert parallelism for LLMs (the experts follow the transformer "
                   "plan: replicated under ddp, sharded under fsdp).")

@@ -276,6 +276,19 @@ class ViTSpec(Spec):
         return (self.image_size // self.patch) ** 2 + 1
 
 
+def _changed_fields(spec: BaseModel, default: BaseModel, prefix: str) -> list[str]:
+    """``prefix.field = value`` for every field of ``spec`` (nested specs included) that differs
+    from ``default``."""
+    out = []
+    for name in type(spec).model_fields:
+        value, base = getattr(spec, name), getattr(default, name)
+        if isinstance(value, BaseModel) and isinstance(base, BaseModel):
+            out.extend(_changed_fields(value, base, f"{prefix}.{name}"))
+        elif value != base:
+            out.append(f"{prefix}.{name} = {value}")
+    return out
+
+
 def _model_kind(value: Any) -> str:
     family = value.get("family") if isinstance(value, dict) else getattr(value, "family", None)
     return family if family in ("dlrm", "vit") else "llm"
@@ -616,7 +629,26 @@ class Scenario(Spec):
         if self.inference is not None and self.workload != "inference":
             raise ValueError(f"an inference block describes serving (workload: inference); this scenario's "
                              f"workload is {self.workload}: drop the inference block or set workload: inference")
+        if self.workload == "inference" and isinstance(self.model, ModelSpec):
+            self._check_serving_plan()
+        if self.finetune is not None and self.workload != "finetune":
+            raise ValueError(f"a finetune block describes fine-tuning (workload: finetune); this scenario's "
+                             f"workload is {self.workload}: drop the finetune block or set workload: finetune")
         if self.training.fsdp_unsharded_accumulation and self.parallel.zero != 3:
             raise ValueError(f"training.fsdp_unsharded_accumulation describes FSDP (parallel.zero 3); "
                              f"parallel.zero is {self.parallel.zero}: set zero 3 or leave it false")
         return self
+
+    def _check_serving_plan(self) -> None:
+        """An LLM serving scenario names no training option: its model would ignore it (DLRM and
+        ViT inference read the batch from the parallel plan)."""
+        changed = _changed_fields(self.training, TrainingSpec(), "training")
+        plan = self.parallel
+        for name, default in (("zero", 0), ("recompute", "none"), ("microbatch", None), ("global_batch", None),
+                              ("vpp", 1)):
+            if getattr(plan, name) != default:
+                changed.append(f"parallel.{name} = {getattr(plan, name)}")
+        if changed:
+            raise ValueError(f"{'; '.join(changed)}: training options, which a serving scenario (workload: "
+                             f"inference) does not use; drop them (serving reads parallel tp, pp, dp, ep and "
+                             f"the inference block) or set workload: train")

@@ -98,7 +98,7 @@ def only_llm_training(monkeypatch):
 
 
 def test_inference_workload_raises_naming_the_scenario(only_llm_training):
-    serve = {**scenario(name="serve"), "workload": "inference",
+    serve = {**scenario(name="serve"), "workload": "inference", "parallel": {"tp": 2},
              "inference": {"input_len": 128, "output_len": 128}}
     with pytest.raises(InputError) as info:
         evaluate([scenario(name="ok"), serve])
@@ -110,11 +110,31 @@ def test_inference_workload_raises_naming_the_scenario(only_llm_training):
 
 
 def test_inference_workload_without_name_gives_index(only_llm_training):
-    serve = {**scenario(), "workload": "inference"}
+    serve = {**scenario(), "workload": "inference", "parallel": {"tp": 2}}
     del serve["name"]
     with pytest.raises(InputError) as info:
         evaluate(serve)
     assert info.value.source == "scenario 0"
+
+
+def test_serving_scenario_with_training_options_names_them():
+    serve = {**scenario(name="serve"), "workload": "inference", "parallel": {"tp": 2, "zero": 1},
+             "training": {"overlap": {"tp": True}, "cross_entropy": "fp32"},
+             "inference": {"input_len": 128, "output_len": 128}}
+    with pytest.raises(InputError) as info:
+        evaluate(serve)
+    message = str(info.value)
+    for field in ("training.overlap.tp = True", "training.cross_entropy = fp32", "parallel.zero = 1"):
+        assert field in message
+    assert "workload: inference" in message
+    # the defaults written out are no training options
+    ok = {**serve, "parallel": {"tp": 2, "zero": 0, "recompute": "none"}, "training": {"cross_entropy": "fused"}}
+    assert bool(evaluate(ok)["feasible"].iat[0]) is True
+
+
+def test_finetune_block_needs_finetune_workload():
+    with pytest.raises(InputError, match="a finetune block describes fine-tuning"):
+        evaluate({**scenario(name="t"), "finetune": {"frozen_layers": 4}})
 
 
 def test_finetune_is_evaluated():
