@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
 import os
 import time
@@ -487,16 +488,19 @@ class ExhaustiveDriver:
         own = exhaustive_prefix(space)
         stale = [p for p in ctx.shard_dir.glob("exhaustive-*.parquet") if not p.name.startswith(own)] \
             if ctx.shard_dir.exists() else []
+        if stale:
+            report.notes.append(f"removed {len(stale)} chunks that earlier runs scored for "
+                                f"{_what_changed(ctx.shard_dir, space, own)}")
         for path in stale:
             path.unlink(missing_ok=True)
-        if stale:
-            report.notes.append(
-                f"removed {len(stale)} chunks that earlier runs scored for another version of the space "
-                "or with another version of dse (the space file or dse changed since)")
+        for path in ctx.shard_dir.glob("exhaustive-*.json") if ctx.shard_dir.exists() else []:
+            if path.name != f"{own[:-1]}.json":
+                path.unlink(missing_ok=True)
         todo = [t for t in tasks if not (ctx.shard_dir / f"{t[0]}.parquet").exists()]
         if len(todo) < len(tasks):
             report.notes.append(f"{len(tasks) - len(todo)} of {len(tasks)} chunks kept from earlier runs")
         ctx.shard_dir.mkdir(parents=True, exist_ok=True)
+        _write_chunk_versions(ctx.shard_dir, space, own)
         start = time.monotonic()
         with _parallel(ctx) as parallel:
             step = max(ctx.workers, 1) * 2
@@ -536,19 +540,55 @@ def model_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def chunk_key(space: SearchSpace) -> str:
-    """A digest (12 hex digits) of what the exhaustive chunks of ``space`` hold: the validated
-    space less what does not change a scored row (its name, description, objectives and the
-    Optuna settings; ``search.chunk_configs`` stays, it sets the chunks' bounds), the fixed
-    scenario as resolved (a MAD-Max file it names may change without the space file), and the
-    version of dse that scores them (:func:`model_fingerprint`)."""
-    import json
-
+def space_digest(space: SearchSpace) -> str:
+    """A digest (16 hex digits) of what of ``space`` a scored row depends on: the validated space
+    less its name, description, objectives and Optuna settings (``search.chunk_configs`` stays,
+    it sets the chunks' bounds), and the fixed scenario as resolved (a MAD-Max file it names may
+    change without the space file)."""
     spec = space.spec.model_dump(mode="json", exclude={"name", "description", "objectives", "search"})
     spec["chunk_configs"] = space.spec.search.chunk_configs
-    text = json.dumps({"space": spec, "scenario": json.loads(space.base.model_dump_json()),
-                       "model": model_fingerprint()}, sort_keys=True)
+    text = json.dumps({"space": spec, "scenario": json.loads(space.base.model_dump_json())}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def chunk_key(space: SearchSpace) -> str:
+    """A digest (12 hex digits) of what the exhaustive chunks of ``space`` hold: the space
+    (:func:`space_digest`) and the version of dse that scores them (:func:`model_fingerprint`)."""
+    text = json.dumps({"space": space_digest(space), "model": model_fingerprint()}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _write_chunk_versions(shard_dir: Path, space: SearchSpace, own: str) -> None:
+    """Beside the chunks, ``exhaustive-<key>.json``: the space digest and dse fingerprint they
+    were scored for, so that a later run can say which of the two changed."""
+    path = shard_dir / f"{own[:-1]}.json"
+    if not path.exists():
+        path.write_text(json.dumps({"space": space_digest(space), "model": model_fingerprint()}))
+
+
+def _what_changed(shard_dir: Path, space: SearchSpace, own: str) -> str:
+    """What the stale chunks of ``shard_dir`` were scored for, against this run: 'another version
+    of the space', '... of dse', both, or (chunks from before dse recorded it) either."""
+    space_changed = model_changed = False
+    known = False
+    for path in shard_dir.glob("exhaustive-*.json"):
+        if path.name == f"{own[:-1]}.json":
+            continue
+        try:
+            old = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        known = True
+        space_changed |= old.get("space") != space_digest(space)
+        model_changed |= old.get("model") != model_fingerprint()
+    if not known:
+        return ("another version of the space or with another version of dse (the space file or dse "
+                "changed since)")
+    if space_changed and model_changed:
+        return "another version of the space and with another version of dse (both changed since)"
+    if space_changed:
+        return "another version of the space (the space file or a file it names changed since)"
+    return "another version of dse (its cost model, calibration or presets changed since)"
 
 
 def exhaustive_prefix(space: SearchSpace) -> str:

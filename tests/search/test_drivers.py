@@ -96,6 +96,7 @@ def test_resuming_a_study_scored_by_another_dse_says_so(tmp_path, monkeypatch):
     """A study records which dse scored it; resuming it with another one keeps the trials (their
     values cannot change) and says that they are that version's."""
     from dse.search import drivers
+    from dse.search.space import load_space
 
     first = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=8,
                        progress=False, plots=False)
@@ -126,6 +127,7 @@ def test_resuming_a_study_that_recorded_no_dse_says_its_trials_may_be_another_ve
     import optuna
 
     from dse.search import drivers
+    from dse.search.space import load_space
 
     run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=6,
                progress=False, plots=False)
@@ -257,6 +259,26 @@ def test_exhaustive_rerun_of_an_edited_space_scores_exactly_the_new_space(tmp_pa
     assert {p: p.stat().st_mtime_ns for p in (out / "shards").glob("*.parquet")} == kept
 
 
+def test_exhaustive_rerun_says_whether_the_space_or_dse_changed(tmp_path, monkeypatch):
+    from dse.search import drivers
+    from dse.search.space import load_space
+
+    out = tmp_path / "out"
+    run_search(QUICKSTART, out_dir=out, mode="exhaustive", progress=False, plots=False)
+    (sidecar,) = (out / "shards").glob("exhaustive-*.json")
+    assert sidecar.name == f"{drivers.exhaustive_prefix(load_space(QUICKSTART))[:-1]}.json"
+    monkeypatch.setattr(drivers, "model_fingerprint", lambda: "another-dse")
+    again = run_search(QUICKSTART, out_dir=out, mode="exhaustive", progress=False, plots=False)
+    (note,) = [n for n in again.report.notes if n.startswith("removed")]
+    assert "another version of dse" in note and "space" not in note
+    assert [p.name for p in (out / "shards").glob("exhaustive-*.json")] != [sidecar.name]
+    grown = edited(tmp_path, "grown.yaml", "microbatch: [1, 2, 4]", "microbatch: [1, 2, 4, 8]")
+    monkeypatch.setattr(drivers, "model_fingerprint", lambda: "a-third-dse")
+    third = run_search(grown, out_dir=out, mode="exhaustive", progress=False, plots=False)
+    (note,) = [n for n in third.report.notes if n.startswith("removed")]
+    assert "space and with another version of dse" in note
+
+
 def test_exhaustive_chunks_are_keyed_by_what_they_score(tmp_path):
     from dse.search.drivers import chunk_key
     from dse.search.space import load_space
@@ -274,6 +296,7 @@ def test_exhaustive_chunks_of_another_dse_are_scored_afresh(tmp_path, monkeypatc
     """A resume after dse changed (another cost model or calibration) does not keep the chunks
     the earlier dse scored: they are removed, said so, and the space is scored again."""
     from dse.search import drivers
+    from dse.search.space import load_space
     from dse.search.space import load_space
 
     out = tmp_path / "out"
