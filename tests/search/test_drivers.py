@@ -96,7 +96,6 @@ def test_resuming_a_study_scored_by_another_dse_says_so(tmp_path, monkeypatch):
     """A study records which dse scored it; resuming it with another one keeps the trials (their
     values cannot change) and says that they are that version's."""
     from dse.search import drivers
-    from dse.search.space import load_space
 
     first = run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=8,
                        progress=False, plots=False)
@@ -127,7 +126,6 @@ def test_resuming_a_study_that_recorded_no_dse_says_its_trials_may_be_another_ve
     import optuna
 
     from dse.search import drivers
-    from dse.search.space import load_space
 
     run_search(QUICKSTART, out_dir=tmp_path, mode="optuna", sampler="random", total_trials=6,
                progress=False, plots=False)
@@ -296,7 +294,6 @@ def test_exhaustive_chunks_of_another_dse_are_scored_afresh(tmp_path, monkeypatc
     """A resume after dse changed (another cost model or calibration) does not keep the chunks
     the earlier dse scored: they are removed, said so, and the space is scored again."""
     from dse.search import drivers
-    from dse.search.space import load_space
     from dse.search.space import load_space
 
     out = tmp_path / "out"
