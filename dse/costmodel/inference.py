@@ -50,7 +50,11 @@ share the GEMMs; their attention runs in separate kernels):
   (``(x^2 + y^2)^(1/2)``, :data:`ROOF_Q`): at small batch the weights read once per iteration
   dominate (memory-bound decode), at large batch the FLOPs (compute-bound);
   ``eff = eff_matmul * infer_matmul`` (the training GEMM efficiency times a serving factor that
-  absorbs the kernels a serving step runs besides GEMMs);
+  absorbs the kernels a serving step runs besides GEMMs); a GEMM whose weights are narrower
+  than its inputs (weight-only quantization, W4A16) widens them in its main loop on the CUDA
+  cores, which caps its tensor work at ``dequant_matmul`` of the inputs' peak (Hopper: 0.30),
+  except FP4/FP6 weights with FP8 inputs where the tensor cores take them natively
+  (``mixed_fp8_native``: Blackwell);
 * MoE layers read only the experts the iteration's tokens touch: E (1 - (1 - k/E)^M) of them
   for M tokens (uniform routing), each GEMM over M k / E_hit tokens;
 * decode attention reads each sequence's KV cache, ``n_dec * ctx * 2 l g d kv_bytes / t`` bytes
@@ -232,6 +236,11 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "infer_hbm": (0.874, "fraction of HBM bandwidth the weight and KV-cache reads reach"),
     "step_overhead": (200e-6, "fixed time per engine iteration (launches, scheduling), s"),
     "seq_overhead": (3.23e-6, "time per sequence in flight per iteration (sampling, bookkeeping), s"),
+    "dequant_matmul": (1.0, "fraction of the GEMM inputs' peak a GEMM reaches when its weights are narrower "
+                            "than its inputs and widened in its main loop (weight-only quantization; per "
+                            "family, calibration.yaml); 1 = no loss"),
+    "mixed_fp8_native": (0.0, "1 where the tensor cores multiply FP4/FP6 weights by FP8 inputs natively "
+                              "(Blackwell): a W4A8 GEMM then pays no widening"),
     "collective_overhead": (75.6e-6, "fixed time of each tensor-parallel collective call in a serving "
                                  "iteration (launch and cross-GPU synchronisation), s"),
 }
@@ -418,6 +427,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # ------------------------------------------------------------------ rates
     mm_rate = c["peak_flops"] * c["eff_matmul"] * c["infer_matmul"]
     mm16_rate = c["peak_flops_16"] * c["eff_matmul"] * c["infer_matmul"]
+    # weight-only quantization (weights narrower than the GEMM inputs) widens the weights in the
+    # GEMM's main loop, which caps its tensor work at dequant_matmul of the inputs' peak, except
+    # where the tensor cores take FP4/FP6 weights with FP8 inputs as they are
+    widen = (c["gemm_in_bytes"] > wb) & ~((c["mixed_fp8_native"] > 0) & (c["gemm_in_bytes"] <= 1.0))
+    if np.any(widen):
+        mm_rate = np.where(widen, np.minimum(mm_rate, c["peak_flops"] * c["dequant_matmul"]), mm_rate)
     # fused attention runs in FP8 when the KV cache is FP8 (TensorRT-LLM's FP8 context FMHA)
     attn_peak = np.where(kvb <= 1.0, np.minimum(c["peak_flops"], 2.0 * c["peak_flops_16"]), c["peak_flops_16"])
     attn_rate = attn_peak * c["infer_attention"]

@@ -10,8 +10,9 @@ Precision: ``fp8`` stores weights and the KV cache in FP8 (1 byte), ``fp4`` weig
 (0.5 byte plus an FP8 scale per 16 weights: 0.5625 byte) with an FP8 KV cache, ``fp32``/``tf32`` 4 bytes, otherwise 2 bytes; the embedding and
 LM head stay 16-bit. ``inference.kv_cache_dtype`` sets the KV cache apart from the weights (e.g.
 bf16 weights with an FP8 cache); ``inference.weight_dtype`` the linear layers' weights apart from
-the GEMM math (weight-only quantization: bf16 with mxfp4 weights is W4A16, the GEMMs at the bf16
-rate reading 17/32 byte per weight); ``inference.quant_scope`` which of them are quantized (all, or
+the GEMM math (weight-only quantization: bf16 with mxfp4 weights is W4A16, the GEMMs at the
+family's ``infer_dequant_matmul`` fraction of the bf16 peak, which widens the weights in the main
+loop, reading 17/32 byte per weight; fp8 with mxfp4 weights is W4A8, native on Blackwell); ``inference.quant_scope`` which of them are quantized (all, or
 the FFNs only, optionally without the first and last layers: Meta's Llama 3.1 FP8). ``inference.batch`` fixes the sequences in flight per replica;
 ``inference.concurrency`` bounds them (online clients of the whole deployment: concurrency / dp
 per replica); ``inference.request_rate`` (requests/s
@@ -69,6 +70,8 @@ CALIBRATION_KEYS = {
     "infer_step_us": ("step_overhead", 1e-6),
     "infer_seq_us": ("seq_overhead", 1e-6),
     "infer_collective_us": ("collective_overhead", 1e-6),
+    "infer_dequant_matmul": ("dequant_matmul", 1.0),
+    "infer_mixed_fp8_native": ("mixed_fp8_native", 1.0),
 }
 
 

@@ -327,6 +327,40 @@ def test_weight_only_quantization_stores_weights_narrow_and_keeps_16_bit_gemm_in
     assert a["decode_step_s"] / b["decode_step_s"] > 2.0
 
 
+def test_widening_the_weights_caps_a_weight_only_gemm_at_the_dequant_fraction_of_its_peak():
+    """W4A16 on Hopper widens the weights in the GEMM's main loop: a prompt-heavy step (bound by
+    tensor work) takes as long as if the GEMMs ran at infer_dequant_matmul of the bf16 peak,
+    while a batch-1 decode (bound by the weight reads) hardly notices; with no loss (1.0) the
+    GEMMs run at the bf16 GEMM rate."""
+    w4 = columns(model="llama3.1-8b", precision="bf16", batch=64, input_len=4000, output_len=4, weight_dtype="mxfp4")
+    assert w4["dequant_matmul"] == 0.30 and w4["mixed_fp8_native"] == 0.0
+    free = one(w4, dequant_matmul=1.0)
+    capped = one(w4)
+    assert capped["iteration_time_s"] > 1.5 * free["iteration_time_s"]
+    # the cap is a cap: a GEMM rate already below it is kept
+    assert one(w4, dequant_matmul=10.0)["iteration_time_s"] == pytest.approx(free["iteration_time_s"], rel=1e-12)
+    small = columns(model="llama3.1-8b", precision="bf16", batch=1, weight_dtype="mxfp4")
+    assert one(small)["decode_step_s"] == pytest.approx(one(small, dequant_matmul=1.0)["decode_step_s"], rel=0.02)
+    # never faster than the dense bf16 GEMMs at the same tensor work, never slower for more widening rate
+    rates = [one(w4, dequant_matmul=f)["iteration_time_s"] for f in (0.1, 0.2, 0.3, 0.5, 0.8)]
+    assert rates == sorted(rates, reverse=True)
+
+
+def test_fp4_weights_with_fp8_inputs_are_native_on_blackwell_only():
+    """W4A8 (fp8 with mxfp4 weights): Blackwell's tensor cores take FP4 weights with FP8 inputs as
+    they are, so its dequant fraction does not enter; W4A16 on Blackwell and W4A8 on Hopper do
+    widen."""
+    w4a8 = columns(model="llama3.1-8b", gpu="B200-180GB", precision="fp8", batch=64, input_len=4000,
+                   output_len=4, weight_dtype="mxfp4")
+    assert w4a8["mixed_fp8_native"] == 1.0
+    assert one(w4a8)["iteration_time_s"] == one(w4a8, dequant_matmul=1.0)["iteration_time_s"]
+    w4a16 = {**w4a8, "gemm_in_bytes": 2.0, "peak_flops": w4a8["peak_flops_16"]}
+    assert one(w4a16)["iteration_time_s"] > 1.2 * one(w4a16, dequant_matmul=1.0)["iteration_time_s"]
+    hopper = columns(model="llama3.1-8b", precision="fp8", batch=64, input_len=4000, output_len=4,
+                     weight_dtype="mxfp4")
+    assert one(hopper)["iteration_time_s"] > 1.2 * one(hopper, dequant_matmul=1.0)["iteration_time_s"]
+
+
 # ---------------------------------------------------------------------------- partly quantized checkpoints
 def test_meta_fp8_checkpoint_weights_by_hand_and_as_measured():
     """Meta's Llama 3.1 405B FP8 keeps every attention projection and the first and last layers
