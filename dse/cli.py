@@ -159,6 +159,14 @@ def evaluate(
         from .trace import layer_compute
 
         rec["layer"] = layer_compute(spec)
+    if not rec["feasible"]:
+        from dataclasses import asdict
+
+        from .remedies import memory_remedies
+
+        fixes = memory_remedies(spec, row=row.to_dict())
+        if fixes:
+            rec["fits_with"] = [asdict(f) for f in fixes]
     written: list[Path] = []
     try:
         if trace is not None or plot is not None:

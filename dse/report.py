@@ -253,6 +253,12 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         console.print(Text("feasible", style="bold green"))
     else:
         console.print(Text(f"INFEASIBLE: {rec['infeasible_reason']}", style="bold red"))
+        for fix in rec.get("fits_with") or []:
+            rate = (f"{fix['tokens_per_s_per_gpu']:,.4g} tokens/s per GPU" if fix.get("tokens_per_s_per_gpu")
+                    else f"{fix['samples_per_s']:,.4g} samples/s")
+            console.print(Text(f"  fits with {fix['change']}: {fix['memory_per_gpu_bytes'] / GIB:.1f} GiB per GPU, "
+                               f"{rate}" + (f" ({fix['slowdown']:.2f}x slower than the first)"
+                                            if fix["slowdown"] > 1.0 + 1e-9 else "")))
     if rec.get("per_gpu_note"):
         console.print(Text(rec["per_gpu_note"]))
     console.print()
