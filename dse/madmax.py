@@ -623,7 +623,7 @@ def _dlrm(m: MadMaxModel, name: str, src: _Sources, notes: _Notes) -> dict[str, 
         "name": name,
         "family": "dlrm",
         "dense_features": m.mlp_dim,
-        "tables": [dict(table) for _ in range(m.num_tables)],
+        "tables": {"count": m.num_tables, **table} if m.num_tables > 1 else [table],  # MAD-Max's tables are alike
         "bottom_mlp": [m.mlp_dim] * m.num_bot_mlp_layers,
         "top_mlp": [m.mlp_dim] * m.num_top_mlp_layers,
         "interaction": "concat",
@@ -813,8 +813,19 @@ def _parallel(m: MadMaxModel, s: MadMaxSystem, t: MadMaxTask, src: _Sources, not
     if m.type in ("LLM", "LLM_MoE", "ViT"):
         parallel["sp"] = False
     llm_serving = t.type == "inference" and m.type in ("LLM", "LLM_MoE")
+    dlrm = m.type not in ("LLM", "LLM_MoE", "ViT")
+    per_gpu = micro
+    if dlrm and plan.tp > 1:  # dse's DLRM microbatch is per GPU: a tp group shares its replica's samples
+        if micro % plan.tp:
+            issues.append((src.task, FieldProblem("local_mlp_bs", repr(micro), f"must be a multiple of the MLPs' "
+                                                  f"tp degree ({plan.tp}): dse gives each GPU of a tp group "
+                                                  f"local_mlp_bs / tp samples' embeddings")))
+        per_gpu = max(micro // plan.tp, 1)
+        notes.add(f"DLRM microbatch = local_mlp_bs / tp = {micro} / {plan.tp} = {per_gpu} samples per GPU: dse's "
+                  f"DLRM microbatch is per GPU (global_batch = microbatch x num_gpus), and the {plan.tp} GPUs of "
+                  "a tp group run their replica's local_mlp_bs samples through the MLPs together.")
     if not llm_serving:  # serving takes its batch from the inference block and has no training options
-        parallel.update({"vpp": 1, "zero": plan.zero, "recompute": "none", "microbatch": micro,
+        parallel.update({"vpp": 1, "zero": plan.zero, "recompute": "none", "microbatch": per_gpu,
                          "global_batch": micro * plan.dp})
     elif plan.zero:
         notes.add("fsdp serving -> dp replicas that each hold the whole model: dse's serving model has no "
@@ -826,11 +837,12 @@ def _parallel(m: MadMaxModel, s: MadMaxSystem, t: MadMaxTask, src: _Sources, not
     if llm_serving:
         notes.add(f"parallel: tp {plan.tp}, dp {plan.dp} replicas, pp {plan.pp}.")
     else:
+        local = (f"microbatch = the local batch ({micro} {unit} per data-parallel replica), global_batch = "
+                 f"microbatch x dp = {micro * plan.dp}" if per_gpu == micro else
+                 f"global_batch = the local batch x dp = {micro} x {plan.dp} = {micro * plan.dp}")
         notes.add(f"parallel: tp {plan.tp}, dp {plan.dp}, pp {plan.pp}, zero {plan.zero} (ddp -> zero 0, fsdp -> "
-                  f"zero 3, which dse also applies to gradients and optimizer state); microbatch = the local "
-                  f"batch ({micro} {unit} per data-parallel replica), global_batch = microbatch x dp = "
-                  f"{micro * plan.dp}, one microbatch per step (MAD-Max has no gradient accumulation); no "
-                  "recompute, as in MAD-Max.")
+                  f"zero 3, which dse also applies to gradients and optimizer state); {local}, one microbatch "
+                  "per step (MAD-Max has no gradient accumulation); no recompute, as in MAD-Max.")
     if m.type == "LLM_MoE":
         notes.add("ep = 1: MAD-Max has no expert parallelism for LLMs (the experts follow the transformer "
                   "plan: replicated under ddp, sharded under fsdp).")

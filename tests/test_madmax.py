@@ -213,8 +213,7 @@ def test_vit_mapping():
 def test_dlrm_mapping(tmp_path):
     scenario, notes = import_madmax(DLRM_A_SMALL, ZIONEX_128, DLRM_TRAIN)
     m = scenario["model"]
-    assert m["family"] == "dlrm" and len(m["tables"]) == 4096
-    assert m["tables"][0] == {"rows": 130000, "dim": 94, "pooling": 15.0}
+    assert m["family"] == "dlrm" and m["tables"] == {"count": 4096, "rows": 130000, "dim": 94, "pooling": 15.0}
     assert m["bottom_mlp"] == [3994] * 10 and m["top_mlp"] == [3994] * 10 and m["dense_features"] == 3994
     assert m["interaction"] == "concat"  # MAD-Max's DLRM has no interaction
     assert scenario["precision"] == "fp32"
@@ -481,3 +480,10 @@ def test_imported_configurations_evaluate(sweep):
         if supported(kind) and not kind.startswith("dlrm"):
             assert trip in evaluated, trip
     assert sum(row["feasible"] for row in evaluated.values()) > 0
+    # the importer writes a batch that agrees with its plan: no triplet fails on that
+    for trip, row in evaluated.items():
+        assert "global_batch" not in str(row["infeasible_reason"]), (trip, row["infeasible_reason"])
+    moe = [t for t in sweep["strict"] if t[2] == "task_cfgs/dlrm_moe/dlrm_moe_train.json"]
+    assert moe, "the DLRM-MoE task (tp 8 x ddp 16) imports"
+    plan = sweep["imported"][moe[0]]["parallel"]  # local_mlp_bs 4096 per tp group of 8
+    assert (plan["tp"], plan["microbatch"], plan["global_batch"]) == (8, 512, 65536)
