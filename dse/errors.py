@@ -80,3 +80,12 @@ def string_number_message(text: str) -> str:
         return msg + (f"; YAML 1.1 (PyYAML) reads an exponent without a dot and a sign as a "
                       f"string (1e-3, 1.0e12): write {fix}")
     return msg + f"; write {fix} without quotes"
+
+
+class FieldValueError(ValueError):
+    """A check across fields (a spec's model validator) that names the field at fault, so that the
+    reported problem points at it rather than at the spec as a whole."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field

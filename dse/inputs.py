@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .errors import FieldProblem, single, string_number_message
+from .errors import FieldProblem, FieldValueError, single, string_number_message
 
 NUMBER_ERRORS = ("float_type", "int_type", "float_parsing", "int_parsing", "finite_number")
 _TYPE_PARTS = ("int", "float", "bool", "str", "constrained-int", "constrained-float")
@@ -214,6 +214,9 @@ def problems_from(
                 msg += f" ({hints[plain]})"
         elif kind == "value_error":
             msg, given = (str(e["ctx"]["error"]) if "ctx" in e else e["msg"]), ""
+            at = e.get("ctx", {}).get("error")
+            if isinstance(at, FieldValueError):  # a cross-field check that names its field
+                field = ".".join(p for p in (field, at.field) if p)
         elif kind in NUMBER_ERRORS and isinstance(given, str):
             msg = string_number_message(given)
         elif kind == "finite_number" or (isinstance(given, float) and not math.isfinite(given)):

@@ -44,7 +44,11 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes"
 #: memory part.
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
                 "prefill_time_s", "decode_step_s", "input_len", "output_len", "spec_tokens", "spec_acceptance",
-                "draft_layers", "spec_gain")
+                "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
+                "dequant_matmul", "mixed_fp8_native")
+#: Serving: bytes per linear-layer weight -> the format's name
+WEIGHT_FORMATS = {4.0: "32-bit", 2.0: "16-bit", 1.0: "FP8", 9.0 / 16.0: "NVFP4", 17.0 / 32.0: "MXFP4",
+                  0.5 + 2.0 / 128.0: "INT4"}
 SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes"}
 #: Serving: the parts of one decode step (ITL) and of one chunk iteration, evaluate columns
 #: (they add up to ``iteration_time_s``; the serving model overlaps no collective).
@@ -246,6 +250,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                      f"({fmt(serving.get('draft_layers'))} target layer(s) + LM head each), accepted with "
                      f"probability {float(serving.get('spec_acceptance') or 0.0):g}: "
                      f"{float(serving.get('spec_gain') or 1.0):.3g} tokens per sequence and iteration")
+    if serving and serving.get("weight_bytes") is not None:
+        plan += "\n" + _serving_numbers(serving)
     console.print(Text(plan))
     if rec.get("attention"):
         console.print(Text(f"attention and experts: {rec['attention']}"))
@@ -271,8 +277,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("time to first token (TTFT)", f"{fmt(serving.get('ttft_ms'))} ms")
         perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
         perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
-        perf.add_row("batch per replica (most memory and token budget allow)",
-                     f"{fmt(serving.get('batch'))} ({fmt(serving.get('batch_max'))})")
+        batch, most = serving.get("batch"), serving.get("batch_max")
+        over = batch is not None and most is not None and batch > most + 1e-9 and rec["feasible"]
+        perf.add_row("batch per replica (the largest an offline engine runs: memory, token budget)",
+                     f"{fmt(batch)} ({fmt(most)})" + (": above it, prompts are chunked at the token budget"
+                                                       if over else ""))
         perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
         perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
@@ -362,6 +371,28 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     if rec.get("layer"):
         console.print()
         _layer_table(console, rec["layer"], forward_only=rec.get("kind") == "vit_inference")
+
+
+def _serving_numbers(serving: dict[str, Any]) -> str:
+    """The serving number formats in words: the linear layers' weights, their GEMMs' inputs and
+    the KV cache, and what a weight-only format costs on this GPU."""
+    wb, kvb = float(serving["weight_bytes"]), float(serving.get("kv_bytes") or 2.0)
+    gemm_in = float(serving.get("gemm_in_bytes") or 0.0)
+    name = next((n for b, n in WEIGHT_FORMATS.items() if abs(b - wb) < 1e-9), f"{wb:g}-byte")
+    kv = {1.0: "FP8", 2.0: "16-bit", 4.0: "32-bit"}.get(kvb, f"{kvb:g}-byte")
+    text = f"numbers: {name} weights ({wb:g} byte each)"
+    if gemm_in > wb:  # weight-only quantization
+        inputs = {1.0: "FP8", 2.0: "16-bit"}.get(gemm_in, f"{gemm_in:g}-byte")
+        bits = f"W{wb * 8:.3g}A{gemm_in * 8:.0f}"
+        text += f" under {inputs} GEMM inputs ({bits}"
+        if serving.get("mixed_fp8_native") and gemm_in <= 1.0:
+            text += ": the tensor cores take them as they are)"
+        else:
+            cap = float(serving.get("dequant_matmul") or 1.0)
+            text += (f": widened in the GEMM's main loop, so a GEMM's tensor work runs at most at "
+                     f"{cap:.0%} of the {inputs} peak; small batches, bound by the weight reads, gain, "
+                     "large ones lose)" if cap < 1.0 else ": widened in the GEMM's main loop at no cost here)")
+    return text + f" · {kv} KV cache"
 
 
 def _layer_table(console: Any, layer: dict[str, Any], forward_only: bool = False) -> None:

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
+from .errors import FieldValueError
+
 PositiveInt = Annotated[int, Field(strict=True, gt=0)]
 NonNegInt = Annotated[int, Field(strict=True, ge=0)]
 PositiveFloat = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
@@ -620,23 +622,28 @@ class Scenario(Spec):
         if offload > 0:
             layers = getattr(self.model, "layers", None)
             if layers is None:
-                raise ValueError(f"training.offload_activation_layers ({offload}) offloads transformer layers; "
-                                 f"a {self.model.family} model has none: leave it 0")
+                raise FieldValueError("training.offload_activation_layers",
+                                      f"training.offload_activation_layers ({offload}) offloads transformer "
+                                      f"layers; a {self.model.family} model has none: leave it 0")
             if offload >= layers:
-                raise ValueError(f"training.offload_activation_layers ({offload}) must be less than model.layers "
-                                 f"({layers}): allowed 0 to {layers - 1} (the last layer's activations are "
-                                 "used as soon as the forward ends)")
+                raise FieldValueError("training.offload_activation_layers",
+                                      f"training.offload_activation_layers ({offload}) must be less than "
+                                      f"model.layers ({layers}): allowed 0 to {layers - 1} (the last layer's "
+                                      "activations are used as soon as the forward ends)")
         if self.inference is not None and self.workload != "inference":
-            raise ValueError(f"an inference block describes serving (workload: inference); this scenario's "
-                             f"workload is {self.workload}: drop the inference block or set workload: inference")
+            raise FieldValueError("inference", f"an inference block describes serving (workload: inference); "
+                                  f"this scenario's workload is {self.workload}: drop the inference block or "
+                                  "set workload: inference")
         if self.workload == "inference" and isinstance(self.model, ModelSpec):
             self._check_serving_plan()
         if self.finetune is not None and self.workload != "finetune":
-            raise ValueError(f"a finetune block describes fine-tuning (workload: finetune); this scenario's "
-                             f"workload is {self.workload}: drop the finetune block or set workload: finetune")
+            raise FieldValueError("finetune", f"a finetune block describes fine-tuning (workload: finetune); "
+                                  f"this scenario's workload is {self.workload}: drop the finetune block or "
+                                  "set workload: finetune")
         if self.training.fsdp_unsharded_accumulation and self.parallel.zero != 3:
-            raise ValueError(f"training.fsdp_unsharded_accumulation describes FSDP (parallel.zero 3); "
-                             f"parallel.zero is {self.parallel.zero}: set zero 3 or leave it false")
+            raise FieldValueError("training.fsdp_unsharded_accumulation",
+                                  f"training.fsdp_unsharded_accumulation describes FSDP (parallel.zero 3); "
+                                  f"parallel.zero is {self.parallel.zero}: set zero 3 or leave it false")
         return self
 
     def _check_serving_plan(self) -> None:
@@ -645,10 +652,11 @@ class Scenario(Spec):
         changed = _changed_fields(self.training, TrainingSpec(), "training")
         plan = self.parallel
         for name, default in (("zero", 0), ("recompute", "none"), ("microbatch", None), ("global_batch", None),
-                              ("vpp", 1)):
-            if getattr(plan, name) != default:
+                              ("vpp", 1), ("sp", None)):
+            if getattr(plan, name) != default and not (name == "sp" and plan.sp is False):
                 changed.append(f"parallel.{name} = {getattr(plan, name)}")
         if changed:
-            raise ValueError(f"{'; '.join(changed)}: training options, which a serving scenario (workload: "
-                             f"inference) does not use; drop them (serving reads parallel tp, pp, dp, ep and "
-                             f"the inference block) or set workload: train")
+            raise FieldValueError(changed[0].split(" = ")[0],
+                                  f"{'; '.join(changed)}: training options, which a serving scenario "
+                                  "(workload: inference) does not use; drop them (serving reads parallel tp, pp, "
+                                  "dp, ep and the inference block) or set workload: train")

@@ -124,6 +124,7 @@ def test_serving_scenario_with_training_options_names_them():
     with pytest.raises(InputError) as info:
         evaluate(serve)
     message = str(info.value)
+    assert info.value.problems[0].field == "training.overlap.tp"  # the first of them, not "(top level)"
     for field in ("training.overlap.tp = True", "training.cross_entropy = fp32", "parallel.zero = 1"):
         assert field in message
     assert "workload: inference" in message
@@ -133,8 +134,9 @@ def test_serving_scenario_with_training_options_names_them():
 
 
 def test_finetune_block_needs_finetune_workload():
-    with pytest.raises(InputError, match="a finetune block describes fine-tuning"):
+    with pytest.raises(InputError, match="a finetune block describes fine-tuning") as info:
         evaluate({**scenario(name="t"), "finetune": {"frozen_layers": 4}})
+    assert info.value.problems[0].field == "finetune"
 
 
 def test_finetune_is_evaluated():

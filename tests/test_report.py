@@ -50,6 +50,27 @@ def test_serving_report_rows():
     assert sum(parts.values()) == pytest.approx(rec["serving"]["itl_ms"] / 1e3, rel=1e-6)
 
 
+def _serving(gpu, precision, **inference):
+    return {"workload": "inference", "precision": precision, "model": "llama3-70b",
+            "cluster": {"gpu": gpu, "num_gpus": 2}, "parallel": {"tp": 2},
+            "inference": {"input_len": 1000, "output_len": 1000, **inference}}
+
+
+def test_serving_report_says_the_number_formats_and_what_widening_costs():
+    _, w4a16 = rendered(_serving("H100-SXM-80GB", "bf16", weight_dtype="mxfp4", batch=128))
+    assert "MXFP4 weights" in w4a16 and "W4.25A16" in w4a16 and "at most at 30% of the 16-bit peak" in w4a16
+    _, w4a8 = rendered(_serving("B200-180GB", "fp8", weight_dtype="mxfp4", batch=128))
+    assert "W4.25A8: the tensor cores take them as they are" in w4a8 and "FP8 KV cache" in w4a8
+    _, fp8 = rendered(_serving("H100-SXM-80GB", "fp8", batch=128))
+    assert "numbers: FP8 weights (1 byte each) · FP8 KV cache" in fp8 and "widened" not in fp8
+
+
+def test_a_fixed_batch_above_the_offline_largest_is_chunked_not_hidden():
+    rec, text = rendered(_serving("H100-SXM-80GB", "fp8", batch=16, input_len=8000, output_len=1))
+    assert rec["feasible"] and rec["serving"]["batch"] > rec["serving"]["batch_max"]
+    assert "above it, prompts are chunked at the token budget" in text
+
+
 @pytest.mark.parametrize("scenario", [VIT[0], "scenarios/llama2_70b_h100.yaml"], ids=["vit", "llm"])
 def test_training_report_rows(scenario):
     from pathlib import Path
