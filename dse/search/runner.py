@@ -14,8 +14,10 @@ import hashlib
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -150,9 +152,13 @@ def interrupted(err: BaseException | None) -> bool:
 
 @contextmanager
 def resume_hint_on_interrupt(out: Path):
-    """On Ctrl-C, say on stderr that the search was interrupted and how to resume it, then
-    raise KeyboardInterrupt (the CLI exits 130). Completed trials and chunks are stored, and
+    """On Ctrl-C or SIGTERM, say on stderr that the search was interrupted and how to resume it,
+    then raise KeyboardInterrupt (the CLI exits 130). Completed trials and chunks are stored, and
     the trials left running are re-queued when the search resumes."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # a batch scheduler's SIGTERM (Slurm, Kubernetes) ends the search as Ctrl-C does
+        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         yield
     except BaseException as err:
@@ -163,6 +169,14 @@ def resume_hint_on_interrupt(out: Path):
         if isinstance(err, KeyboardInterrupt):
             raise
         raise KeyboardInterrupt from err
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate_as_interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM handler: stop the search the way Ctrl-C does (stored work kept, resume hint)."""
+    raise KeyboardInterrupt(f"terminated by signal {signum}")
 
 
 BACKENDS = ("loky", "threading", "dask")

@@ -10,6 +10,7 @@ A database is what many hosts share: every ``dse search`` process given the same
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,11 @@ def journal_storage(path: str | Path):
     from optuna.storages.journal import JournalFileBackend, JournalFileSymlinkLock
 
     path = str(path)
+    stale = Path(path + ".lock")
+    if stale.is_symlink() or stale.exists():
+        print(f"note: {stale.name} is left by a search that was stopped while writing the journal (or another "
+              f"process is writing it now); Optuna takes it over after {LOCK_GRACE_S} s and warns that it did",
+              file=sys.stderr, flush=True)
     lock = JournalFileSymlinkLock(path, grace_period=LOCK_GRACE_S)
     backend = JournalFileBackend(path, lock_obj=lock)  # creates the file if missing
     repair_journal_tail(path, lock)

@@ -373,9 +373,10 @@ def test_interrupted_search_resumes_with_its_running_trials_requeued_once(tmp_pa
         assert len(configs) == 24
 
 
-def test_sigint_stops_the_search_with_a_resume_hint_and_the_rerun_requeues(tmp_path):
-    """The real thing: SIGINT (Ctrl-C) a running `dse search`; it exits 130 saying how to
-    resume; the same command run again leaves no trial RUNNING: it fails each trial the
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_sigint_stops_the_search_with_a_resume_hint_and_the_rerun_requeues(tmp_path, sig):
+    """The real thing: SIGINT (Ctrl-C) or SIGTERM (a batch scheduler) a running `dse search`;
+    it exits 130 saying how to resume; the same command run again leaves no trial RUNNING: it fails each trial the
     interrupt left running and re-queues once each of those that had their parameters."""
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
@@ -398,7 +399,7 @@ def test_sigint_stops_the_search_with_a_resume_hint_and_the_rerun_requeues(tmp_p
                 continue
             if len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))) >= 24:
                 break
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "search interrupted" in err and "run the same command again" in err and "Traceback" not in err

@@ -4,6 +4,7 @@ PostgreSQL in test_postgres.py."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -184,6 +185,22 @@ def test_a_partial_last_journal_line_is_cut_off(tmp_path):
     study.tell(study.ask(), [2.0])
     reread = optuna.load_study(study_name="s", storage=journal_storage(journal))
     assert [t.values for t in reread.trials] == [[1.0], [2.0]]
+
+
+def test_a_lock_left_by_a_killed_writer_is_said_and_taken_over(tmp_path, capsys):
+    """A search killed while appending leaves the journal's lock (a symlink); the next open says
+    so on stderr, and Optuna takes the lock over after the grace period: the study stays usable."""
+    study = make_study(tmp_path)
+    study.tell(study.ask(), [1.0])
+    journal = tmp_path / "study.journal"
+    capsys.readouterr()
+    os.symlink(str(journal), str(journal) + ".lock")
+    study = optuna.load_study(study_name="s", storage=journal_storage(journal))
+    assert "study.journal.lock is left by a search that was stopped" in capsys.readouterr().err
+    study.tell(study.ask(), [2.0])
+    assert not os.path.lexists(str(journal) + ".lock")
+    journal_storage(journal)
+    assert "is left by" not in capsys.readouterr().err
 
 
 def test_a_requeued_trial_that_dies_before_suggesting_is_requeued_again(tmp_path):
