@@ -159,6 +159,14 @@ def evaluate(
         from .trace import layer_compute
 
         rec["layer"] = layer_compute(spec)
+    overrides = {}
+    for key in ("peak_tflops", "hbm_gb", "hbm_tbps", "nvlink_gbps", "scaleout_gbitps", "host_link_gbps",
+                "exp_tera_per_s", "power_w", "price_per_gpu_hour"):
+        value = getattr(spec.cluster, key, None)
+        if value is not None:
+            overrides[key] = value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
+    if overrides:  # the GPU preset as the scenario changed it (an H800 is an H100 with less NVLink)
+        rec["gpu_overrides"] = overrides
     if not rec["feasible"]:
         from dataclasses import asdict
 
@@ -314,7 +322,8 @@ def search(
         console.print(f"note: {note}")
     top_summary, frame = summarize(summary.out_dir, 5)
     render_results(console, top_summary, frame)
-    console.print(f"results in {summary.out_dir}/ (configs.parquet, configs.csv, pareto.csv, figures, manifest.json)")
+    figures = ", figures" if any(Path(f).suffix in (".png", ".pdf") for f in summary.files) else ""
+    console.print(f"results in {summary.out_dir}/ (configs.parquet, configs.csv, pareto.csv{figures}, manifest.json)")
 
 
 @app.command()

@@ -200,6 +200,34 @@ def fmt(x: float | None, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def _gpu_text(rec: dict[str, Any]) -> str:
+    """The GPU preset's name, with the figures the scenario overrides (an H800: an H100 with
+    nvlink_gbps 400)."""
+    over = rec.get("gpu_overrides") or {}
+    if not over:
+        return str(rec["gpu"])
+    def value(v: Any) -> str:
+        if isinstance(v, dict):  # peak_tflops per precision
+            return "/".join(f"{k2} {value(v2)}" for k2, v2 in v.items())
+        return f"{v:.4g}" if isinstance(v, (int, float)) else str(v)
+
+    return f"{rec['gpu']} (" + ", ".join(f"{k} {value(v)}" for k, v in over.items()) + ")"
+
+
+def _plural(n: Any, one: str, many: str) -> str:
+    """``1 microbatch``, ``4 microbatches``."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def _usd(x: float | None) -> str:
+    """Dollars with cents below 1,000, whole dollars with separators above, 4 digits below 1."""
+    if x is None or not math.isfinite(x):
+        return "-"
+    if abs(x) >= 1000:
+        return f"{x:,.0f} USD"
+    return f"{x:.2f} USD" if abs(x) >= 1 else f"{x:.4g} USD"
+
+
 def short(text: str, width: int = 40) -> str:
     """``text`` cut to ``width`` characters with an ellipsis."""
     text = " ".join(str(text).split())
@@ -217,7 +245,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         return _render_dlrm(console, rec)
 
     p = rec["parallel"]
-    title = f"{rec['model']} on {rec['num_gpus']}x {rec['gpu']}, {rec['precision']}"
+    title = f"{rec['model']} on {rec['num_gpus']}x {_gpu_text(rec)}, {rec['precision']}"
     if rec.get("name"):
         title = f"{rec['name']}: {title}"
     console.print(Text(title, style="bold"))
@@ -226,7 +254,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         f"sp {'on' if p['sp'] else 'off'} · vpp {p['vpp']} · zero {p['zero']}"
         f"{' over groups of ' + str(p['shard_group']) if p.get('shard_group') else ''} · recompute {p['recompute']} · "
         f"microbatch {p['microbatch']} · global batch {p['global_batch']} "
-        f"({p['microbatches']} microbatches per pipeline)"
+        f"({_plural(p['microbatches'], 'microbatch', 'microbatches')} per pipeline)"
     )
     stages = p.get("stage_layers")
     if stages:
@@ -243,7 +271,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     if serving:  # LLM inference: the serving plan instead of the training one
         plan = (f"serving: tp {p['tp']} · pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · "
                 f"{_int(serving.get('input_len'))} prompt + {_int(serving.get('output_len'))} output tokens · "
-                f"batch {_int(serving.get('batch'))} sequences per replica")
+                f"batch {_plural(_int(serving.get('batch')), 'sequence', 'sequences')} per replica")
         drafts = serving.get("spec_tokens") or 0
         if drafts > 0:
             plan += (f"\nspeculative decoding: {_int(drafts)} draft tokens per iteration "
@@ -274,7 +302,10 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     perf.add_column(justify="right")
     pct = lambda x: "-" if x is None else f"{100 * x:.1f} %"  # noqa: E731
     if serving:
-        perf.add_row("time to first token (TTFT)", f"{fmt(serving.get('ttft_ms'))} ms")
+        ttft, itl = serving.get("ttft_ms"), serving.get("itl_ms")
+        one_iteration = ttft is not None and itl is not None and abs(ttft - itl) <= 1e-9 * max(itl, 1e-12)
+        perf.add_row("time to first token (TTFT)", f"{fmt(ttft)} ms" + (
+            ": one iteration (the prompt fits one iteration's token budget)" if one_iteration else ""))
         perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
         perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
         batch, most = serving.get("batch"), serving.get("batch_max")
@@ -319,11 +350,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         energy = rec["energy_per_token_j"]
         perf.add_row("energy per image", _with_unit(None if energy is None else energy * per_image, "J"))
         if rec["cost_per_mtok_usd"]:
-            perf.add_row("cost per million images", f"{rec['cost_per_mtok_usd'] * per_image:.3f} USD")
+            perf.add_row("cost per million images", _usd(rec['cost_per_mtok_usd'] * per_image))
     else:
         perf.add_row("energy per token", _with_unit(rec["energy_per_token_j"], "J"))
         if rec["cost_per_mtok_usd"]:
-            perf.add_row("cost per million tokens", f"{rec['cost_per_mtok_usd']:.3f} USD")
+            perf.add_row("cost per million tokens", _usd(rec['cost_per_mtok_usd']))
     console.print(perf)
     console.print()
 
@@ -497,7 +528,7 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
 
     d, p = rec["dlrm"], rec["parallel"]
     training = d["workload"] == "training"
-    title = f"{rec['model']} {d['workload']} on {rec['num_gpus']}x {rec['gpu']}, {rec['precision']}"
+    title = f"{rec['model']} {d['workload']} on {rec['num_gpus']}x {_gpu_text(rec)}, {rec['precision']}"
     if rec.get("name"):
         title = f"{rec['name']}: {title}"
     console.print(Text(title, style="bold"))
@@ -535,7 +566,7 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("average power per GPU", f"{fmt(d['power_per_gpu_w'])} W")
     perf.add_row("energy per sample", f"{fmt((d.get('energy_per_sample_j') or 0.0) * 1e3)} mJ")
     if d.get("cost_per_msample_usd"):
-        perf.add_row("cost per million samples", f"{d['cost_per_msample_usd']:.4f} USD")
+        perf.add_row("cost per million samples", _usd(d['cost_per_msample_usd']))
     console.print(perf)
     console.print()
 

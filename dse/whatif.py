@@ -1514,7 +1514,8 @@ def report_renderables(result: WhatIf) -> list[Any]:
         sens = Table(title="Sensitivity of the best plan at the scenario's hardware "
                            "(elasticity = % throughput per % knob)", title_justify="left", box=None, padding=(0, 1))
         for header, just in (("knob", "left"), ("resource", "left"), ("base", "right"), ("step to", "right"),
-                             (f"{short}/s -", "right"), (f"{short}/s +", "right"), ("elasticity", "right"),
+                             (f"{short}/s, all GPUs, -", "right"), (f"{short}/s, all GPUs, +", "right"),
+                             ("elasticity", "right"),
                              ("re-optimized", "right"), ("plan", "left")):
             sens.add_column(header, justify=just, no_wrap=True)
         for _, r in result.sensitivity.iterrows():

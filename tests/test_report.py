@@ -205,3 +205,31 @@ def test_the_last_stage_holds_the_most_when_its_loss_is_large():
     assert rec["memory_peak_stage"] == "last"
     assert rec["breakdown"]["memory_bytes"]["logits"] == pytest.approx(12 * 32768 * 128256, rel=1e-9)
     assert "the last, with the output head of 2" in text
+
+
+def test_money_counts_and_overridden_gpus_read_as_words():
+    from dse.report import _gpu_text, _plural, _usd
+
+    assert (_usd(13941.916), _usd(58.528), _usd(0.0024)) == ("13,942 USD", "58.53 USD", "0.0024 USD")
+    assert (_plural(1, "microbatch", "microbatches"), _plural(4, "microbatch", "microbatches")) == \
+        ("1 microbatch", "4 microbatches")
+    h800 = {"gpu": "H100-SXM-80GB", "gpu_overrides": {"nvlink_gbps": 400.0, "peak_tflops": {"tf32": 156.0}}}
+    assert _gpu_text(h800) == "H100-SXM-80GB (nvlink_gbps 400, peak_tflops tf32 156)"
+    assert _gpu_text({"gpu": "B200-180GB"}) == "B200-180GB"
+
+
+def test_cli_header_names_the_overridden_figures_and_a_one_iteration_ttft():
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from dse.cli import app
+
+    root = Path(__file__).resolve().parents[1]
+    out = CliRunner().invoke(app, ["evaluate", str(root / "scenarios/deepseek_v3_h800.yaml")])
+    assert out.exit_code == 0 and "H100-SXM-80GB (nvlink_gbps 400)" in out.output.splitlines()[0]
+    rec, text = rendered(root / "scenarios/gpt_oss_120b_b200_serving.yaml")
+    assert rec["serving"]["ttft_ms"] == pytest.approx(rec["serving"]["itl_ms"], rel=1e-12)
+    assert "one iteration (the prompt fits one iteration's token budget)" in " ".join(text.split())
+    _, text = rendered(_serving("H100-SXM-80GB", "fp8", batch=1))
+    assert "batch 1 sequence per replica" in text and "one iteration" not in text
