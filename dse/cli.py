@@ -217,6 +217,8 @@ def validate(
         help="Summarize per value of these case fields, comma-separated: source, reliability, gpu, "
              "precision, family, model, workload, metric (e.g. --by gpu,precision or --by model).",
     ),
+    full: bool = typer.Option(False, "--wide", help="Print case ids and sources whole (wrapped), not cut "
+                              "to the terminal's width."),
 ) -> None:
     """Predict published measurements and report the error per case and per source.
 
@@ -245,7 +247,7 @@ def validate(
     else:
         from .report import render_validation
 
-        render_validation(_console(), records, summary)
+        render_validation(_console(), records, summary, whole=full)
     if plot is not None:
         try:
             from .validation_plot import save_validation

@@ -599,10 +599,12 @@ def _status_text(case: dict[str, Any]) -> Any:
     return Text("error (message on stderr)", style="red")
 
 
-def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[str, Any],
+                      whole: bool = False) -> None:
     """Print the per-case table and the per-source summary of a validation run.
 
     The source column of the case table is left out below 140 columns (the summary has it).
+    ``whole``: ids and sources printed whole, wrapped, instead of cut with an ellipsis.
     """
     from rich.table import Table
     from rich.text import Text
@@ -614,7 +616,8 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
         err = c.get("error")
         err_text = Text("-" if err is None else f"{100 * err:+.1f}",
                         style="" if err is None or abs(err) <= 0.2 else "yellow" if abs(err) <= 0.5 else "red")
-        rows.append([c["id"], *([short(c["source"], 28)] if wide else []), c["metric"], fmt(c.get("measured")),
+        rows.append([c["id"], *([c["source"] if whole else short(c["source"], 28)] if wide else []), c["metric"],
+                     fmt(c.get("measured")),
                      fmt(c.get("predicted")), err_text, _status_text(c)])
         if c["status"] == "ok" and c.get("feasible") is False:
             infeasible.append(c)
@@ -630,6 +633,9 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
     id_width = max(12, min(widths[0], 48, console.width - sum(widths[1:]) - status_min - 2 * (len(headers) + 1)))
     for i, name in enumerate(headers):
         right = name in ("measured", "predicted", "error %")
+        if whole and name in ("id", "source"):  # whole, folded over lines
+            table.add_column(name, overflow="fold", ratio=2 if name == "source" else 1, min_width=12)
+            continue
         table.add_column(name, no_wrap=True, overflow="ellipsis", width=id_width if i == 0 else widths[i],
                          justify="right" if right else "left")
     table.add_column("status", overflow="fold", ratio=1, min_width=status_min)
@@ -657,14 +663,14 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
     if grouped:  # --by: the groups instead of the sources
         st.columns[0].header = " / ".join(grouped["fields"])
         for label, block in grouped["groups"].items():
-            add(short(label, 72), block)
+            add(label if whole else short(label, 72), block)
     else:
         blocks = summary["by_source"]
         all_skipped = [src for src, b in blocks.items() if b["skipped"] == b["count"]]
         collapse = len(all_skipped) > MAX_SKIPPED_SOURCE_ROWS
         for src, block in blocks.items():
             if not (collapse and src in all_skipped):
-                add(short(src, 72), block)
+                add(src if whole else short(src, 72), block)
         if collapse:
             n = sum(blocks[src]["count"] for src in all_skipped)
             add(f"{len(all_skipped)} more sources, every case skipped ({n} cases; --json lists them)",

@@ -248,6 +248,16 @@ def test_validate_prints_both_cases_and_skips_inference(tiny_jsonl):
     assert "MAPE" in out and "overall" in out
 
 
+def test_validate_wide_prints_sources_whole():
+    """Two sources that differ only after 72 characters (the two GPT-OSS tables of one page) are
+    told apart with --wide; without it they are cut to the same text."""
+    path = ROOT / "validation" / "trtllm_windowed.jsonl"
+    cut = " ".join(run("validate", path).stdout.split())
+    whole = " ".join(run("validate", path, "--wide").stdout.split())
+    assert "table 'GPT-OSS 120B'" not in cut
+    assert "table 'GPT-OSS 120B'" in whole and "table 'GPT-OSS 20B'" in whole
+
+
 def test_validate_json(tiny_jsonl):
     path, train_id, infer_id = tiny_jsonl
     result = run("validate", path, "--json")
