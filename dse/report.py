@@ -122,6 +122,11 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
     if layers and pp and pp > 1 and int(layers) % pp:  # uneven pipeline stages
         rec["parallel"]["stage_layers"] = {"first": int(layers) % pp, "more": int(layers) // pp + 1,
                                            "rest": int(layers) // pp}
+    vpp = _int(row.get("vpp"))
+    if layers and pp and vpp and vpp > 1:  # virtual stages that do not split a stage's layers evenly
+        full = -(-int(layers) // pp)
+        if full % vpp:
+            rec["parallel"]["chunk_layers"] = {"stage": full, "longest": -(-full // vpp), "shortest": full // vpp}
     rec["parallel"]["recompute"] = RECOMPUTE_NAMES.get(_int(row["recompute"]), str(row["recompute"]))
     if pp and pp > 1 and _num(row.get("memory_peak_stage")) is not None:  # the stage the memory describes
         rec["memory_peak_stage"] = ("first", "second", "last")[_int(row["memory_peak_stage"])]
@@ -263,6 +268,10 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                  "among them the first and the last, which hold the embedding and the output head")
         plan += (f"\nuneven stages: {stages['more']} layers on {stages['first']}, {stages['rest']} on "
                  f"{short} ({where})")
+    chunks = p.get("chunk_layers")
+    if chunks:
+        plan += (f"\nuneven virtual stages: a stage's {chunks['stage']} layers in {p['vpp']} chunks of "
+                 f"{chunks['shortest']} to {chunks['longest']} layers (the longest sets the pipeline bubble)")
     if p.get("offload_layers"):
         plan += f"\nactivation offloading: {p['offload_layers']} layers a stage keep their activations in host memory"
         if p.get("host_offload_bytes"):

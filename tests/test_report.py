@@ -233,3 +233,14 @@ def test_cli_header_names_the_overridden_figures_and_a_one_iteration_ttft():
     assert "one iteration (the prompt fits one iteration's token budget)" in " ".join(text.split())
     _, text = rendered(_serving("H100-SXM-80GB", "fp8", batch=1))
     assert "batch 1 sequence per replica" in text and "one iteration" not in text
+
+
+def test_uneven_virtual_stages_are_spelled_out():
+    plan = {"model": "llama2-70b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 32},
+            "parallel": {"tp": 8, "pp": 4, "vpp": 7, "microbatch": 1, "global_batch": 64}}
+    rec, text = rendered(plan)
+    assert rec["parallel"]["chunk_layers"] == {"stage": 20, "longest": 3, "shortest": 2}
+    assert "a stage's 20 layers in 7 chunks of 2 to 3 layers" in text
+    even, text = rendered({**plan, "parallel": {**plan["parallel"], "vpp": 5}})
+    assert "chunk_layers" not in even["parallel"] and "virtual stages" not in text
+

@@ -40,7 +40,8 @@ or, when it is short, possibly on the second (full, one microbatch fewer) or on 
 pipeline chunk holds a layer, except that the embedding and the loss may take a chunk each
 (layers + 2 >= pp*vpp).
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
-``(pp-1)/vpp * (F+B)``. Memory per GPU: weights, gradients, optimizer state (sharded by the
+``(pp-1)/vpp * (F+B)`` (with vpp chunks that do not split a stage's layers evenly, the longest
+chunk's share of them instead of 1/vpp). Memory per GPU: weights, gradients, optimizer state (sharded by the
 ZeRO stage, over all dp*cp ranks or, with hybrid sharding, over groups of ``shard_group`` ranks
 whose replicas all-reduce their gradient shards), activations of the microbatches in flight
 (Korthikanti et al. 2022; an offloaded layer keeps only a copy in flight), logits,
@@ -515,7 +516,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     p2p_steps = np.where(pp_on, pp - 1.0, m * vpp + pp - 1.0)
     pp_exposed = 2.0 * p2p_one * p2p_steps
 
-    bubble = (pp - 1.0) / vpp * step_mean
+    # the warm-up and cool-down pass pp - 1 chunks of a stage; with vpp chunks that do not split
+    # the stage's layers evenly, the longest (ceil(L_hi / vpp) layers) sets each step
+    chunk = np.where(vpp > 1, np.ceil(L_hi / vpp - 1e-9) / np.maximum(L_hi, 1.0), 1.0)
+    bubble = (pp - 1.0) * np.minimum(chunk, 1.0) * step_mean
     pipeline = m * step_last + bubble + pp_exposed
 
     # data-parallel gradient reduction (ZeRO 0-2) once per iteration, overlapped with the last

@@ -272,6 +272,16 @@ def test_bubble_is_pp_minus_1_over_vpp_stage_times(pp, vpp):
     assert bubble == pytest.approx((pp - 1) / vpp * (L1 * X + H / pp), rel=1e-7)
 
 
+def test_uneven_virtual_stages_take_the_longest_chunks_bubble():
+    """80 layers on pp 4 are 20 a stage: vpp 5 splits them into chunks of 4, vpp 7 into chunks of
+    2 or 3. The warm-up and cool-down pass pp - 1 chunks, each the longest, so the bubble is
+    (pp - 1) * 3/20 of the stage time at vpp 7, not (pp - 1)/7."""
+    s5, b5 = _step_last(80, 4, 5)
+    s7, b7 = _step_last(80, 4, 7)
+    assert s7 == pytest.approx(s5, rel=1e-9)  # the steady state does not see the chunking
+    assert b7 / b5 == pytest.approx((3 / 20) / (4 / 20), rel=1e-9)
+
+
 def test_bubble_grows_with_pp_at_fixed_m_and_shrinks_with_vpp():
     # tp = 8, dp = 1, m = 64 microbatches, pp = 1, 2, 4, 8 on 8*pp GPUs
     rows = [columns({"tp": 8, "pp": pp, "global_batch": 64}, num_gpus=8 * pp) for pp in (1, 2, 4, 8)]
