@@ -248,21 +248,40 @@ def dedupe_configs(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def top_configs(df: pd.DataFrame, objectives: Sequence[Any], k: int = 10) -> pd.DataFrame:
-    """The best ``k`` feasible configurations, best first by the first objective (ties by the next),
-    each configuration once (a configuration scored by several trials counts once)."""
+    """The best ``k`` feasible configurations, best first by the first objective (ties by the next,
+    then the fewest GPUs), each configuration once (a configuration scored by several trials
+    counts once) and each plan once (:func:`drop_replica_copies`)."""
     from .pareto import feasible_rows
 
     objectives = normalize_objectives(objectives)
     if k <= 0 or len(df) == 0:
         return df.iloc[:0]
-    ranked = sort_by_objectives(feasible_rows(df), objectives)
+    rows = feasible_rows(df)
+    if "num_gpus" in rows.columns:  # among equals (the sort is stable), the fewest GPUs first
+        rows = rows.iloc[np.argsort(rows["num_gpus"].to_numpy(), kind="stable")]
+    ranked = sort_by_objectives(rows, objectives)
     # Deduplicating a million rows on a hundred columns is slow: only look as far down as needed.
     take = max(4 * k, 64)
     while True:
-        head = dedupe_configs(ranked.iloc[:take])
+        head = drop_replica_copies(dedupe_configs(ranked.iloc[:take]), objectives)
         if len(head) >= k or take >= len(ranked):
             return head.iloc[:k]
         take *= 4
+
+
+def drop_replica_copies(df: pd.DataFrame, objectives: Sequence[Any]) -> pd.DataFrame:
+    """``df`` (ranked) without the rows that only repeat a better-ranked plan over more replicas:
+    the same plan but for ``num_gpus`` and ``dp``, with every objective equal (independent
+    serving replicas have the same per-GPU figures at any count; the fewest GPUs is kept)."""
+    if len(df) < 2 or "dp" not in df.columns:
+        return df
+    objectives = normalize_objectives(objectives)
+    plan = [c for c in PLAN_COLUMNS if c in df.columns and c not in ("num_gpus", "dp")] + hw_columns(df)
+    key = df[plan].copy()
+    for metric, _ in objectives:
+        if metric in df.columns:
+            key[f"__{metric}"] = [f"{float(v):.9g}" if v == v else "nan" for v in df[metric]]
+    return df[~key.duplicated(keep="first").to_numpy()]
 
 
 # ------------------------------------------------------------------------------ summaries
@@ -399,7 +418,8 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
             metric_cols.append((m, m, lambda x: _fmt(x)))
     cols += [c for c in metric_cols if c[1] in top.columns]
 
-    first = f"{'highest' if objectives[0][1] == 'maximize' else 'lowest'} {objectives[0][0]} first"
+    first = (f"{'highest' if objectives[0][1] == 'maximize' else 'lowest'} {objectives[0][0]} first; a plan "
+             "that only adds replicas with the same figures is listed once, at its fewest GPUs")
     table = Table(title=f"Top {len(top)} feasible configurations ({first})",
                   title_justify="left", box=None, padding=(0, 1))
     for header, _, _ in cols:

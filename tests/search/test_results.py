@@ -137,6 +137,23 @@ def test_top_configs_are_the_best_feasible_each_once(results):
     assert len(top_configs(doubled, OBJECTIVES, 2)) == min(2, 1 + int(df.iloc[:5]["feasible"].sum()))
 
 
+def test_a_plan_repeated_over_more_replicas_is_listed_once_at_its_fewest_gpus():
+    """Serving replicas are independent: a plan at 1, 2, 4 GPUs (dp 1, 2, 4) has the same per-GPU
+    figures and is one entry of the top list (at 1 GPU); a plan whose per-GPU figure changes with
+    dp (training's gradient all-reduce) keeps each count."""
+    objectives = [("tokens_per_s_per_gpu", "maximize"), ("itl_ms", "minimize")]
+    rows = [dict(trial=i, num_gpus=n, tp=1, pp=1, dp=n, batch=64, feasible=True, tokens_per_s=800.0 * n,
+                 tokens_per_s_per_gpu=800.0, itl_ms=60.0) for i, n in enumerate((4, 1, 2))]
+    rows.append(dict(trial=3, num_gpus=2, tp=2, pp=1, dp=1, batch=64, feasible=True, tokens_per_s=1500.0,
+                     tokens_per_s_per_gpu=750.0, itl_ms=50.0))
+    rows += [dict(trial=4 + i, num_gpus=n, tp=2, pp=1, dp=n // 2, batch=32, feasible=True,
+                  tokens_per_s=700.0 * n - i, tokens_per_s_per_gpu=700.0 - i / n, itl_ms=40.0) for i, n in
+             enumerate((2, 4))]
+    top = top_configs(pd.DataFrame(rows), objectives, 10)
+    assert top["num_gpus"].tolist() == [1, 2, 2, 4]
+    assert top["tokens_per_s_per_gpu"].tolist()[:2] == [800.0, 750.0]
+
+
 def test_write_table_is_atomic(tmp_path, monkeypatch):
     df = pd.DataFrame({"a": [1, 2, 3], "b": [0.5, np.nan, 2.0], "ok": [True, False, True]})
     path = write_table(df, tmp_path / "t.parquet", metadata={"study": "x"})
