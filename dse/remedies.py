@@ -6,8 +6,9 @@ more recomputation (``parallel.recompute`` selective, full), a higher ZeRO stage
 (``parallel.zero``), a smaller microbatch (halved, down to one sequence or image: more
 accumulation steps for the same global batch), and all three at once (the most frugal plan
 of this kind). The global batch stays what it was (a plan that leaves it out runs one microbatch
-per step; its variants keep that many samples per step). Every variant is evaluated in one vectorized call; those that fit are returned,
-fastest first, with their memory per GPU and throughput, so a user sees what the fix costs.
+per step; its variants keep that many samples per step). Every variant is evaluated in one
+vectorized call; those that fit are returned, fastest first, with their memory per GPU and
+throughput, so a user sees what the fix costs.
 
 Plans that are infeasible for another reason as well (degrees that do not divide, ...) get no
 remedy: fixing memory would not make them run.

@@ -211,6 +211,7 @@ def _gpu_text(rec: dict[str, Any]) -> str:
     over = rec.get("gpu_overrides") or {}
     if not over:
         return str(rec["gpu"])
+
     def value(v: Any) -> str:
         if isinstance(v, dict):  # peak_tflops per precision
             return "/".join(f"{k2} {value(v2)}" for k2, v2 in v.items())

@@ -41,9 +41,9 @@ pipeline chunk holds a layer, except that the embedding and the loss may take a 
 (layers + 2 >= pp*vpp).
 1F1B pipeline (Narayanan et al. 2021): ``m*(F+B)`` steady state plus a bubble of
 ``(pp-1)/vpp * (F+B)`` (with vpp chunks that do not split a stage's layers evenly, the longest
-chunk's share of them instead of 1/vpp). Memory per GPU: weights, gradients, optimizer state (sharded by the
-ZeRO stage, over all dp*cp ranks or, with hybrid sharding, over groups of ``shard_group`` ranks
-whose replicas all-reduce their gradient shards), activations of the microbatches in flight
+chunk's share of them instead of 1/vpp). Memory per GPU: weights, gradients, optimizer state
+(sharded by the ZeRO stage, over all dp*cp ranks or, with hybrid sharding, over groups of
+``shard_group`` ranks whose replicas all-reduce their gradient shards), activations of the microbatches in flight
 (Korthikanti et al. 2022; an offloaded layer keeps only a copy in flight), logits,
 communication buffers and a reserve; compared with HBM capacity.
 

@@ -569,8 +569,8 @@ def _write_chunk_versions(shard_dir: Path, space: SearchSpace, own: str) -> None
 def _what_changed(shard_dir: Path, space: SearchSpace, own: str) -> str:
     """What the stale chunks of ``shard_dir`` were scored for, against this run: 'another version
     of the space', '... of dse', both, or (chunks from before dse recorded it) either."""
-    space_changed = model_changed = False
-    known = False
+    space_changed = model_changed = known = False
+    mine = {"space": space_digest(space), "model": model_fingerprint()}
     for path in shard_dir.glob("exhaustive-*.json"):
         if path.name == f"{own[:-1]}.json":
             continue
@@ -579,8 +579,8 @@ def _what_changed(shard_dir: Path, space: SearchSpace, own: str) -> str:
         except (OSError, ValueError):
             continue
         known = True
-        space_changed |= old.get("space") != space_digest(space)
-        model_changed |= old.get("model") != model_fingerprint()
+        space_changed |= old.get("space") != mine["space"]
+        model_changed |= old.get("model") != mine["model"]
     if not known:
         return ("another version of the space or with another version of dse (the space file or dse "
                 "changed since)")
