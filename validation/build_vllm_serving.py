@@ -69,8 +69,7 @@ Left out (and why):
 
 Not modelled by dse, said in the notes: vLLM 0.6's V0 engine falls back to eager mode (no CUDA graphs) for
 a sequence longer than max_seq_len_to_capture (8192 by default), i.e. the whole 32784-token-prompt decode;
-Meta's FP8 checkpoint keeps some layers in BF16 (56.77 GB of weights per GPU as measured, where dse counts
-every linear weight at one byte); prefix caching (vLLM V1 default, the random prompts share only the chat
+prefix caching (vLLM V1 default, the random prompts share only the chat
 template); the chat template's few extra prompt tokens.
 """
 from __future__ import annotations
@@ -120,6 +119,14 @@ DSTACK_RAW = {(128, 2048): {8, 32, 64, 256}, (2048, 2048): {4, 8, 16, 128}, (327
 #: memory with weights, activations and the KV cache (INFERRED: neither source sets the flag)
 VLLM_MEM_UTIL = 0.9
 DSTACK_WEIGHTS_GB = 56.7677   # FACT: raw_data/gpu-usage.md, 'Loading model weights took 56.7677 GB in each GPU'
+#: INFERRED: vLLM 0.6 without chunked prefill takes max_num_batched_tokens = max(max_model_len, 2048) and sizes
+#: its KV cache after a profiling forward pass of that many tokens; the longest runs (32,784 + 2,048 tokens)
+#: need max_model_len >= 34,832, taken for every row (one engine setting assumed). The plateaus say the cache
+#: was that small: 1,221-1,312 output tokens/s at N = 128-256 for 2,176-token requests where N = 32 already
+#: gives 836 at the same step time, i.e. about 45 sequences (~100k tokens) in flight, not the ~190k tokens a
+#: cache sized after the running batch's activations would hold (chunked prefill's 512-token budget would
+#: leave the latter)
+DSTACK_TOKEN_BUDGET = 32784 + 2048
 
 
 def dstack_cases():
@@ -146,11 +153,13 @@ def dstack_cases():
                 "parallel": {"tp": 8, **PARALLEL},
                 "inference": {"input_len": isl, "output_len": osl, "batch": None, "concurrency": n,
                               "mode": "offline_max_throughput", "kv_cache_dtype": "bf16",
-                              "quant_scope": "ffn_except_end_layers", "gpu_memory_utilization": VLLM_MEM_UTIL},
+                              "quant_scope": "ffn_except_end_layers", "gpu_memory_utilization": VLLM_MEM_UTIL,
+                              "max_num_tokens": DSTACK_TOKEN_BUDGET},
                 "target": {"metric": "tokens_per_s", "value": round(out_tps, 2)},
                 "also": {"requests_per_s": round(total_tps / (isl + osl), 5)},
                 "inferred": sorted(MODEL_INFERRED + ["parallel.dp", "parallel.pp", "inference.concurrency",
-                                                     "inference.kv_cache_dtype", "inference.gpu_memory_utilization"]),
+                                                     "inference.kv_cache_dtype", "inference.gpu_memory_utilization",
+                                                     "inference.max_num_tokens"]),
                 "notes": (f"vLLM {kind}: N = {n} prompts of {isl} tokens, {osl} output tokens each (fixed), "
                           f"meta-llama/Llama-3.1-405B-FP8 on 8 H100 SXM5 (one TP-8 replica), {raw}. Measured "
                           f"elapsed {elapsed:g} s and {total_tps:g} tokens/s counting input + output tokens (the "
@@ -165,7 +174,11 @@ def dstack_cases():
                           f"with which dse holds 56.72 GiB per GPU against the {DSTACK_WEIGHTS_GB} GiB vLLM "
                           "reported loading (raw_data/gpu-usage.md, vLLM's 'GB' being GiB; AMD's all-FP8 "
                           "checkpoint 49.32 in the same file; dse's all-FP8 count would be 47.74). The blog "
-                          "says the H100s run out of KV memory as prompts and batches grow." + eager),
+                          "says the H100s run out of KV memory as prompts and batches grow. max_num_tokens "
+                          f"{DSTACK_TOKEN_BUDGET} (inferred): vLLM 0.6 without chunked prefill profiles a forward "
+                          "pass of max(max_model_len, 2048) tokens before sizing its KV cache, and the 32784-token "
+                          "runs need max_model_len >= 34832; the throughput plateaus at large N agree with the "
+                          "resulting cache of about 100k tokens." + eager),
             }
 
 

@@ -94,8 +94,10 @@ which its GEMMs then read and run at the 16-bit rate), the engine's activation w
 tokens and the fp32 logits, a reserve (``memory_reserved``), and the KV cache. The engine gives
 ``kv_mem_fraction`` of the memory left to the KV cache (TensorRT-LLM's
 kv_cache_free_gpu_mem_fraction, 0.9 by default), or, with ``mem_utilization`` u (vLLM's
-gpu_memory_utilization, SGLang's mem_fraction_static), what u of the whole memory leaves after
-weights, workspace and reserve; reserving for each sequence
+gpu_memory_utilization), what u of the whole memory leaves after weights, reserve and the
+activations of a whole token budget (vLLM sizes its cache after a profiling pass over
+max_num_batched_tokens tokens, so a larger budget leaves a smaller cache) rather than of the
+running batch's tokens; reserving for each sequence
 ``ceil((I + kv_reserve_output * O) / kv_block) * kv_block`` tokens of
 ``2 (l/p) max(g, t)/t d kv_bytes`` bytes (TensorRT-LLM's GUARANTEED_NO_EVICT scheduler reserves
 prompt + all output tokens; on-demand paging engines about half the output).
@@ -199,8 +201,9 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                                "the decode tokens; set both to an engine's fixed budget (vLLM "
                                "max_num_batched_tokens)"),
     "mem_utilization": (0.0, "fraction of the GPU's whole memory the engine may fill with weights, "
-                             "workspace, reserve and KV cache (vLLM gpu_memory_utilization, SGLang "
-                             "mem_fraction_static); 0 = TensorRT-LLM's rule, kv_mem_fraction of what is left"),
+                             "workspace, reserve and KV cache (vLLM gpu_memory_utilization: the workspace "
+                             "is that of its whole token budget, which it profiles at start-up); "
+                             "0 = TensorRT-LLM's rule, kv_mem_fraction of what is left"),
     "kv_mem_fraction": (0.9, "fraction of the memory left after weights, workspace and reserve "
                              "that the engine gives the KV cache"),
     "kv_reserve_output": (1.0, "fraction of the output tokens whose KV blocks are reserved per "
@@ -606,22 +609,33 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     kv_frac = np.clip(c["kv_mem_fraction"], 1e-6, 1.0)
     maxtok = np.maximum(c["max_num_tokens"], 1.0)
 
-    def workspace(b):
-        return np.minimum(b * tok_ratio, np.maximum(maxtok, I)) * ws_tok + b * ws_seq
-
-    # largest batch whose KV fits in the engine's share of free memory (workspace linear in b)
-    free0 = c["hbm_bytes"] - weights - reserved
     # the KV cache's room: kv_frac of what weights, workspace and reserve leave (TensorRT-LLM), or
-    # a fraction of the whole memory less all of those (vLLM, SGLang: mem_utilization)
+    # a fraction of the whole memory less all of those (vLLM: mem_utilization), where the engine
+    # sized its activations by a profiling pass over its token budget at start-up: the budget it
+    # was given, or (none given) the one its batch needs, at least min_num_tokens
     util = np.clip(c["mem_utilization"], 0.0, 1.0)
     by_total = util > 0
     margin = np.where(by_total, (1.0 - util) * c["hbm_bytes"], 0.0)
+    hi_tok = np.maximum(maxtok, I)  # tokens of the largest iteration (a whole prompt at least)
+    lo_tok = np.where(by_total, np.minimum(c["min_num_tokens"], hi_tok), 0.0)
+
+    def workspace(b):
+        return np.clip(b * tok_ratio, lo_tok, hi_tok) * ws_tok + b * ws_seq
+
+    # largest batch whose KV fits in the engine's share of free memory: the workspace is
+    # piecewise linear in the batch (flat at lo_tok, rising, flat at hi_tok), so the batch is
+    # the least of the flat-low solution and the larger of the rising and flat-high ones
+    free0 = c["hbm_bytes"] - weights - reserved
 
     def kv_room(free):
         return np.where(by_total, free - margin, kv_frac * free)
 
-    per_b = (tok_ratio * ws_tok + ws_seq) / p  # workspace per sequence in flight
-    b_mem = np.where(by_total, (free0 - margin) / (kv_seq + per_b), kv_frac * free0 / (kv_seq + kv_frac * per_b))
+    room0 = np.where(by_total, free0 - margin, kv_frac * free0)
+    ws_frac = np.where(by_total, 1.0, kv_frac)  # the workspace's share of the room it takes
+    per_seq = kv_seq + ws_frac * ws_seq / p
+    b_mem = np.minimum((room0 - ws_frac * lo_tok * ws_tok) / per_seq,
+                       np.maximum(room0 / (per_seq + ws_frac * tok_ratio * ws_tok / p),
+                                  (room0 - ws_frac * hi_tok * ws_tok) / per_seq))
     b_mem = np.floor(np.maximum(b_mem, 0.0))
     b_tok = np.floor(p * maxtok / tok_ratio)
     cap = np.minimum(np.minimum(b_mem, b_tok), np.maximum(c["max_batch"], 1.0))
