@@ -31,11 +31,13 @@ ViT                               ``ViTSpec``: layers, hidden = ``attention_dim`
                                   image_size
 system ``num_devices``            ``cluster.num_gpus``
 ``num_devices / num_nodes``       ``cluster.gpus_per_node`` and ``cluster.nvlink_domain``
-``f16_flops`` (+ f32 / i8)        ``cluster.peak_tflops.{fp16, bf16}`` (+ ``fp32`` / ``fp8``)
+``f16_flops`` (+ f32 / i8)        ``cluster.peak_tflops.{fp16, bf16}`` (+ ``tf32`` where f32 is the
+                                  GPU's TF32 rate, else ``fp32`` / ``fp8``)
 ``flops_util``                    ``cluster.efficiency.matmul`` (``matmul_fp8`` for fp8) and
                                   ``efficiency.attention``; ``efficiency.matmul_k_half: 0``
 ``mem_cap``                       ``cluster.hbm_gb`` = mem_cap / 2**30
-``mem_bw``, ``mem_bw_util``       ``cluster.hbm_tbps`` = mem_bw / 1e12, ``efficiency.hbm``
+``mem_bw``, ``mem_bw_util``       ``cluster.hbm_tbps`` = mem_bw / 1e12, ``efficiency.hbm`` and
+                                  ``efficiency.gather`` (DLRM embedding rows)
 ``num_nvlinks x bw_per_nvlink``   ``cluster.nvlink_gbps`` (both directions, per GPU, GB/s)
 ``nvlink_util``                   ``cluster.efficiency.nvlink``
 ``num_ibroce_ports x ibroce_bw``  ``cluster.scaleout_gbitps`` = ports x bw/2 x 8 / 1e9 / GPUs
@@ -144,6 +146,34 @@ class MadMaxModel(_MadMaxFile):
     transformer_seq_len: PositiveInt | None = None
     image_size: PositiveInt | None = None
     patch_dim: PositiveInt | None = None
+
+
+#: MAD-Max's cloud prices (its ``cloud_prices.csv``, the paper's cost figures), USD per GPU-hour,
+#: by provider, GPU, GB per GPU and GPUs per instance. A system file named ``Cloud<X>-...``
+#: takes its provider's price for its GPU; other systems keep the GPU preset's.
+CLOUD_PRICES: dict[tuple[str, str, int, int], float] = {
+    ("Cloud_A", "V100", 16, 8): 3.06, ("Cloud_A", "V100", 32, 8): 3.90125,
+    ("Cloud_A", "A100", 40, 8): 4.0975, ("Cloud_A", "A100", 80, 8): 5.12125,
+    ("Cloud_A", "H100", 80, 8): 12.29,
+    ("Cloud_B", "V100", 16, 4): 3.365, ("Cloud_B", "V100", 32, 8): 2.75375,
+    ("Cloud_B", "A100", 80, 4): 3.6725, ("Cloud_B", "A100", 40, 8): 3.4, ("Cloud_B", "A100", 80, 8): 4.09625,
+    ("Cloud_C", "V100", 16, 8): 2.48, ("Cloud_C", "A100", 40, 8): 3.67375, ("Cloud_C", "A100", 40, 16): 3.48375,
+    ("Cloud_C", "A100", 80, 8): 5.70875,
+}
+
+
+def cloud_price(system_name: str | None, gpu: str, mem_cap: float, gpus_per_node: int) -> tuple[str, float] | None:
+    """(provider, USD per GPU-hour) of a MAD-Max cloud system, or None (not a cloud system, or no
+    price for its GPU)."""
+    import re
+
+    match = re.match(r"Cloud_?([A-Z])\b", system_name or "")
+    gen = re.match(r"[A-Z]\d+", gpu)
+    if match is None or gen is None:
+        return None
+    provider = f"Cloud_{match.group(1)}"
+    price = CLOUD_PRICES.get((provider, gen.group(0), round(mem_cap / 1e9), gpus_per_node))
+    return None if price is None else (provider, price)
 
 
 class MadMaxSystem(_MadMaxFile):
@@ -450,11 +480,18 @@ def _cluster(m: MadMaxModel, s: MadMaxSystem, src: _Sources, notes: _Notes,
         if s.f32_flops is None:
             raise single("f32_flops", "required field is missing (the model has 4-byte dense weights: "
                          "MAD-Max runs it at the f32 rate)", "", src.system)
-        peaks["fp32"] = s.f32_flops / 1e12
-        ratio = s.f32_flops / (preset["peak_tflops"].get("tf32") or math.inf)
-        kind = " (the TF32 tensor-core rate of this GPU)" if 0.9 < ratio < 1.1 else ""
-        notes.add(f"precision fp32 (bytes_per_nonemb_param 4) at MAD-Max's f32_flops, "
-                  f"{s.f32_flops / 1e12:g} TFLOP/s{kind}: cluster.peak_tflops.fp32 is set to it.")
+        ratio = s.f32_flops / 1e12 / (preset["peak_tflops"].get("tf32") or math.inf)
+        if 0.9 < ratio < 1.1:  # the GPU's TF32 tensor-core rate: 4-byte values, TF32 math
+            precision = "tf32"
+            peaks["tf32"] = s.f32_flops / 1e12
+            notes.add(f"precision tf32 (bytes_per_nonemb_param 4) at MAD-Max's f32_flops, "
+                      f"{s.f32_flops / 1e12:g} TFLOP/s, the TF32 tensor-core rate of this GPU: "
+                      "cluster.peak_tflops.tf32 is set to it (4-byte parameters and activations; the "
+                      "power model counts tensor-core work at that rate).")
+        else:
+            peaks["fp32"] = s.f32_flops / 1e12
+            notes.add(f"precision fp32 (bytes_per_nonemb_param 4) at MAD-Max's f32_flops, "
+                      f"{s.f32_flops / 1e12:g} TFLOP/s: cluster.peak_tflops.fp32 is set to it.")
     elif bpp == 1:
         if s.i8_ops is None:
             raise single("i8_ops", "required field is missing (the model has 1-byte dense weights: "
@@ -474,12 +511,15 @@ def _cluster(m: MadMaxModel, s: MadMaxSystem, src: _Sources, notes: _Notes,
         "matmul_k_half": 0.0,
         "attention": s.flops_util,
         "hbm": s.mem_bw_util,
+        "gather": s.mem_bw_util,
         "nvlink": s.nvlink_util,
         "scaleout": s.ibroce_util,
     }
     notes.add(f"efficiency.{eff_key} = efficiency.attention = flops_util ({s.flops_util:g}) and "
               "matmul_k_half = 0: MAD-Max runs every operation at one fraction of peak, whatever its "
               "shape (dse's calibration would slow shallow GEMMs down).")
+    notes.add(f"efficiency.hbm = efficiency.gather = mem_bw_util ({s.mem_bw_util:g}): MAD-Max reads embedding "
+              "rows at the same fraction of HBM bandwidth as everything else.")
     cluster: dict[str, Any] = {
         "gpu": gpu,
         "num_gpus": s.num_devices,
@@ -522,6 +562,11 @@ def _cluster(m: MadMaxModel, s: MadMaxSystem, src: _Sources, notes: _Notes,
               "among its GPUs.")
     notes.add("collective latencies (cluster.*_latency_us) and the memory reserve keep the preset "
               "family's values: MAD-Max has no latency term and no memory check.")
+    priced = cloud_price(s.name, gpu, s.mem_cap, gpn)
+    if priced is not None:
+        cluster["price_per_gpu_hour"] = priced[1]
+        notes.add(f"cluster.price_per_gpu_hour = {priced[1]:g} USD: {priced[0]}'s price for this GPU and "
+                  f"instance size in MAD-Max's cloud_prices.csv.")
     _ar_note(s, gpn, e_intra, e_inter, notes)
     if s.num_nodes == 1 and s.ar_perc_intra != 1:
         issues.append((src.system, FieldProblem("ar_perc_intra", repr(s.ar_perc_intra),

@@ -317,6 +317,9 @@ class EfficiencySpec(Spec):
     matmul_k_half: NonNegFloat | None = None
     attention: Fraction | None = None
     hbm: Fraction | None = None
+    #: DLRM embedding gathers and sparse updates: the fraction of HBM bandwidth random row
+    #: accesses reach (None = the family's fitted ``dlrm_gather``)
+    gather: Fraction | None = None
     nvlink: Fraction | None = None
     scaleout: Fraction | None = None
     overlap_slowdown: NonNegFloat | None = None

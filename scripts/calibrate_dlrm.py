@@ -288,13 +288,9 @@ MADMAX_SCENARIO = yaml.safe_load(MADMAX_SCENARIO_FILE.read_text())
 
 def madmax_columns() -> tuple[dict, dict]:
     """Model constants and cost-model columns of :data:`MADMAX_SCENARIO`, as dse evaluates it
-    (MAD-Max's DLRM has no interaction: ``concat``), with the one thing its scenario cannot
-    say: its gathers run at its mem_bw_util."""
+    (MAD-Max's DLRM has no interaction: ``concat``; its gathers at its mem_bw_util)."""
     s = scenario_from_dict(MADMAX_SCENARIO)
-    model = wl.model_constants(s.model)
-    cols = wl.scenario_columns(s)
-    cols.update(eff_gather=0.836)
-    return model, cols
+    return wl.model_constants(s.model), wl.scenario_columns(s)
 
 
 def _eval_one(model, cols, **over) -> dict[str, float]:

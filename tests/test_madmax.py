@@ -216,8 +216,13 @@ def test_dlrm_mapping(tmp_path):
     assert m["family"] == "dlrm" and m["tables"] == {"count": 4096, "rows": 130000, "dim": 94, "pooling": 15.0}
     assert m["bottom_mlp"] == [3994] * 10 and m["top_mlp"] == [3994] * 10 and m["dense_features"] == 3994
     assert m["interaction"] == "concat"  # MAD-Max's DLRM has no interaction
-    assert scenario["precision"] == "fp32"
-    assert scenario["cluster"]["peak_tflops"]["fp32"] == 156.0
+    # f32_flops 156 TFLOP/s is the A100's TF32 tensor-core rate: 4-byte values at TF32 math, so the
+    # power model counts tensor-core work at that rate (as fp32 it was 8x the CUDA-core peak)
+    assert scenario["precision"] == "tf32"
+    assert scenario["cluster"]["peak_tflops"]["tf32"] == 156.0 and "fp32" not in scenario["cluster"]["peak_tflops"]
+    assert scenario["cluster"]["efficiency"]["gather"] == scenario["cluster"]["efficiency"]["hbm"] == 0.836
+    row = dse.evaluate(scenario).iloc[0]
+    assert row["power_per_gpu_w"] < 0.9 * 400.0  # the A100's 400 W TDP: a communication-bound step
     # bytes_per_emb_param 2: FP16 tables
     assert scenario["training"] == {"grad_reduce_bytes": 4, "dlrm": {"emb_dtype": "fp16"}}
     assert any("training.dlrm.emb_dtype = fp16" in n for n in notes)
@@ -487,3 +492,18 @@ def test_imported_configurations_evaluate(sweep):
     assert moe, "the DLRM-MoE task (tp 8 x ddp 16) imports"
     plan = sweep["imported"][moe[0]]["parallel"]  # local_mlp_bs 4096 per tp group of 8
     assert (plan["tp"], plan["microbatch"], plan["global_batch"]) == (8, 512, 65536)
+
+
+def test_cloud_systems_take_their_providers_price(tmp_path):
+    """A system named Cloud<X>-... gets its provider's price per GPU-hour for its GPU and instance
+    size from MAD-Max's cloud_prices.csv (Cloud_C's a2-highgpu-8g A100-40GB: 3.67375 USD, where the
+    A100-40GB preset's is Cloud_A's p4d 4.0975); ZionEX keeps the preset's."""
+    system = {**load(ZIONEX_128), "name": "CloudC-128-a2-highgpu-8g"}
+    scenario, notes = import_madmax(DLRM_A_SMALL, write_json(tmp_path / "c.json", system), DLRM_TRAIN)
+    assert scenario["cluster"]["price_per_gpu_hour"] == 3.67375
+    assert any("Cloud_C's price" in n for n in notes)
+    scenario, _ = import_madmax(DLRM_A_SMALL, write_json(tmp_path / "c16.json", {
+        **system, "name": "CloudC-128-a2-megagpu-16g", "num_nodes": 8}), DLRM_TRAIN)
+    assert scenario["cluster"]["price_per_gpu_hour"] == 3.48375
+    scenario, _ = import_madmax(DLRM_A_SMALL, ZIONEX_128, DLRM_TRAIN)
+    assert "price_per_gpu_hour" not in scenario["cluster"]

@@ -841,12 +841,16 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     moe = E > 0
     local_e = np.maximum(E / ep, 1.0)
 
+    # a tensor-parallel group runs its tp GPUs' samples through every GEMM, each GPU holding
+    # 1/tp of the weights (Megatron column/row pairs): b tp rows per GPU, N/tp columns
+    bt = b * tp
+
     def mlp(layers, frozen, need_dgrad_in):
         """Forward, backward time and activation-elements of an MLP over b samples per GPU.
 
         ``need_dgrad_in``: whether the gradient w.r.t. the MLP's input is needed (the bottom
         MLP's input are dense features: never; the top MLP's: when anything below trains).
-        Tensor parallel splits every GEMM tp ways (Megatron column/row pairs)."""
+        Tensor parallel splits every GEMM tp ways over the group's b tp samples."""
         f = bwd = 0.0
         act_el = 0.0
         a2a_moe_f = 0.0
@@ -854,17 +858,17 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         for i, (K, Nn) in enumerate(layers):
             is_moe = moe and Nn > 1
             if is_moe:
-                tok = b * topk / local_e
-                lf = gemm(tok, K, Nn / tp, local_e) + gemm(b, K, E)
+                tok = bt * topk / local_e
+                lf = gemm(tok, K, Nn / tp, local_e) + gemm(bt, K, E)
                 ld = gemm(tok, Nn / tp, K, local_e)
-                lw = gemm(K, tok, Nn / tp, local_e) + gemm(K, b, E)
+                lw = gemm(K, tok, Nn / tp, local_e) + gemm(K, bt, E)
                 a2a_moe_f = a2a_moe_f + 2.0 * coll.all_to_all_time(b * topk * K * act, ep, 1.0, net)
-                rows_ = b * topk
+                rows_ = bt * topk
             else:
-                lf = gemm(b, K, Nn / tp)
-                ld = gemm(b, Nn / tp, K)
-                lw = gemm(K, b, Nn / tp)
-                rows_ = b
+                lf = gemm(bt, K, Nn / tp)
+                ld = gemm(bt, Nn / tp, K)
+                lw = gemm(K, bt, Nn / tp)
+                rows_ = bt
             ew = rows_ * Nn / tp * act / hbm
             f = f + lf + ELEM_PASSES_F * ew
             # the data gradient of the first layer only when something below it trains
@@ -890,7 +894,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     k_inter = 2.0
     if model["tf_layers"] > 0:
         s, h, ff, Lt = model["tf_seq_len"], model["tf_hidden"], model["tf_ffn"], model["tf_layers"]
-        tok = b * s
+        tok = bt * s
         dmean = float(np.mean(model["dim"]))
         proj_f = gemm(tok, dmean, h) if dmean != h else 0.0
         lay_f = gemm(tok, h, 3.0 * h / tp) + gemm(tok, h / tp, h) + gemm(tok, h, ff / tp) + gemm(tok, ff / tp, h)
@@ -911,14 +915,14 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     elif model["interaction"] == "dcnv2":
         r, Lc = model["cross_rank"], model["cross_layers"]
         if r > 0:
-            cf = gemm(b, D0, r / tp) + gemm(b, r / tp, D0)
-            cb = gemm(b, r / tp, D0) + gemm(b, D0, r / tp) + gemm(D0, b, r / tp) + gemm(r / tp, b, D0)
-            inter_act = Lc * b * (4.0 * D0 + r)
+            cf = gemm(bt, D0, r / tp) + gemm(bt, r / tp, D0)
+            cb = gemm(bt, r / tp, D0) + gemm(bt, D0, r / tp) + gemm(D0, bt, r / tp) + gemm(r / tp, bt, D0)
+            inter_act = Lc * bt * (4.0 * D0 + r / tp)
         else:
-            cf = gemm(b, D0, D0 / tp)
-            cb = gemm(b, D0 / tp, D0) + gemm(D0, b, D0 / tp)
-            inter_act = Lc * b * 5.0 * D0
-        ew = CROSS_PASSES * b * D0 * act / hbm
+            cf = gemm(bt, D0, D0 / tp)
+            cb = gemm(bt, D0 / tp, D0) + gemm(D0, bt, D0 / tp)
+            inter_act = Lc * bt * (4.0 * D0 + D0 / tp)
+        ew = CROSS_PASSES * bt * D0 * act / hbm  # x0 and x_l replicated in the group
         inter_f = Lc * (cf + ew) + 2.0 * b * D0 * act / hbm  # + the concatenation of x0
         inter_b = Lc * (cb + 2.0 * ew) + 2.0 * b * D0 * act / hbm
         k_inter += Lc * 4.0
@@ -1006,14 +1010,33 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         (emb_comm_f, bot_f, on_a2a),
         (fsdp_f, bot_f + inter_f + top_f, on_dp),
     ])
-    bwd_window = top_b + inter_b + bot_b + emb_b
+    # backward order: the top MLP's gradients come first (the first all-reduce bucket), the
+    # interaction's give the pooled vectors' gradients, whose all-to-all goes first on the
+    # communication stream (the sparse update waits for it) under the bottom MLP's backward;
+    # the dense optimizer step waits for the all-reduce: the stream runs from the end of the
+    # interaction's backward (the top MLP's without an all-to-all) to the optimizer step
+    bwd_window = inter_b + bot_b + emb_b
     comp_b = np.where(train, top_b + inter_b + bot_b + emb_b + dense_opt + tp_b + moe_a2a_b, 0.0)
     bwd_time, bwd_exp, bwd_hid = two_stream_layer(comp_b, [
-        (emb_comm_b, bot_b + dense_opt, on_a2a),
+        (emb_comm_b, bot_b, on_a2a),
         (dp_ar, bwd_window, on_dp),
         (rep_ar + xnode, bwd_window, on_dp),
         (fsdp_b, bwd_window, on_dp),
-    ])
+    ], lead=top_b + np.where((emb_comm_b > 0) & (on_a2a > 0), inter_b, 0.0), tail=dense_opt)
+    # the exposed time in schedule order: the sparse update waits for the all-to-all, which only
+    # the bottom MLP's backward covers (after FSDP's gathers, which hold the stream from the
+    # start); the all-reduces take the rest of what the stream spills
+    ov = [on_a2a > 0, on_dp > 0, on_dp > 0, on_dp > 0]
+    times = [emb_comm_b, dp_ar, rep_ar + xnode, fsdp_b]
+    spill = sum(np.where(o, e, 0.0) for o, e in zip(ov, bwd_exp))
+    rest = sum(np.where(o, t, 0.0) for o, t in zip(ov[1:], times[1:]))
+    a2a_wait = np.maximum(np.maximum(top_b + inter_b, fsdp_b) + emb_comm_b - (top_b + inter_b + bot_b), 0.0)
+    a2a_exp = np.clip(a2a_wait, np.maximum(spill - rest, 0.0), np.minimum(spill, emb_comm_b))
+    a2a_exp = np.where(ov[0], a2a_exp, bwd_exp[0])
+    rest_spill = spill - np.where(ov[0], a2a_exp, 0.0)
+    share = np.minimum(rest_spill / np.maximum(rest, 1e-30), 1.0)
+    bwd_exp = [a2a_exp] + [np.where(o, t * share, e) for o, t, e in zip(ov[1:], times[1:], bwd_exp[1:])]
+    bwd_hid = [np.where(o, t - e, 0.0) for o, t, e in zip(ov, times, bwd_exp)]
     bwd_time = np.where(train, bwd_time, 0.0)
     hidden = sum(fwd_hid) + np.where(train, sum(bwd_hid), 0.0)
     kernels = np.where(train, KERNELS_PER_LAYER_TRAIN * (k_bot + k_top) + KERNELS_FIXED_TRAIN + 3.0 * k_inter,

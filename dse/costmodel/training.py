@@ -118,16 +118,18 @@ def evaluate_training(
     return out
 
 
-def two_stream_layer(compute, comms):
+def two_stream_layer(compute, comms, lead=0.0, tail=0.0):
     """One layer on a compute stream and one communication stream, in closed form.
 
     ``comms`` is a list of (time, window, on): a collective that may overlap (``on``) runs on
     the communication stream while the ``window`` part of the layer's compute runs (the whole
     layer for prefetched gathers, the attention for the K/V ring, the GEMMs for overlapped
     tensor-parallel collectives); one that may not (``on`` = 0) is serialised with compute.
-    The overlapped collectives share the one communication stream, so the layer takes
+    The overlapped collectives share the one communication stream, which cannot start before
+    the ``lead`` compute that produces its first data and must end before the ``tail`` compute
+    that consumes its last (seconds; both part of ``compute``), so the layer takes
 
-        serialised + max(compute, sum(hidden), max_i(compute - window_i + hidden_i))
+        serialised + max(compute, lead + sum(hidden) + tail, max_i(compute - window_i + hidden_i))
 
     Returns (layer time, exposed time per collective, hidden time per collective); the exposed
     part of the overlapped ones is shared out in proportion to their time.
@@ -138,7 +140,7 @@ def two_stream_layer(compute, comms):
         serial = serial + np.where(on > 0, 0.0, time)
         hideable.append(np.where(on > 0, time, 0.0))
     total = sum(hideable)
-    bound = np.maximum(compute, total)
+    bound = np.maximum(compute, np.where(total > 0, lead + total + tail, 0.0))
     for (time, window, on), hid in zip(comms, hideable):
         bound = np.maximum(bound, compute - window + hid)
     spill = bound - compute  # communication the compute could not cover

@@ -94,7 +94,8 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
     row = {
         **{k: v for k, v in hw.columns().items() if k in cm.COLUMNS},
         "gpus_per_node": gpn,
-        "eff_gather": cal["dlrm_gather"],
+        "eff_gather": (cl.efficiency.gather if cl.efficiency is not None and cl.efficiency.gather is not None
+                       else cal["dlrm_gather"]),
         # DLRM GEMM efficiency: the family's LLM figure unless the family has a DLRM fit (a
         # family whose LLM figure was not fitted, e.g. volta); only for 16-bit GEMMs, and never
         # over a scenario's own cluster.efficiency.matmul

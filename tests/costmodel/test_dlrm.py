@@ -321,3 +321,28 @@ def test_every_output_is_finite(rows, name):
     for k, v in out.items():
         assert v.shape == (len(rows),) and np.all(np.isfinite(v)), k
     assert np.all(out["iteration_time_s"] > 0) and np.all(out["memory_per_gpu_bytes"] > 0)
+
+
+@PROPERTY
+@given(st.lists(configs(), min_size=1, max_size=16), st.sampled_from([1.0, 2.0, 4.0, 8.0]),
+       st.sampled_from(sorted(MODELS)))
+def test_tensor_parallel_mlps_never_beat_the_gemm_rate(rows, tp, name):
+    """A tensor-parallel group runs its tp GPUs' samples through each GEMM slice, so the model
+    FLOPs per GPU never run faster than the calibrated GEMM rate, whatever tp (before the fix
+    each GPU pushed only its own samples through its 1/tp slice: MFU could pass 100%)."""
+    m = MODELS[name]
+    rows = [{**r, "tp": tp, "num_gpus": max(r["num_gpus"], tp)} for r in rows]
+    out = cm.evaluate_dlrm(m, _batch(rows))
+    assert np.all(out["mfu"] <= np.array([r["eff_matmul"] for r in rows]) * (1 + 1e-9))
+
+
+def test_tensor_parallel_mlp_gemms_take_the_groups_samples():
+    """Compute-bound MLPs: the same FLOPs per GPU at every tp (b tp rows x N/tp columns), so the
+    MLP time does not shrink with tp (it grows a little: the row-parallel GEMMs' depth N/tp is
+    shorter), where each GPU's own b rows alone would have made it tp times shorter."""
+    m = mlperf_model()
+    base = run(m, plan(n=8, b=8192))
+    for tp in (2.0, 4.0, 8.0):
+        o = run(m, plan(n=8, b=8192, tp=tp))
+        assert o["time_mlp_s"] >= base["time_mlp_s"]
+        assert o["mfu"] <= 0.85
