@@ -167,6 +167,11 @@ def evaluate(
             overrides[key] = value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
     if overrides:  # the GPU preset as the scenario changed it (an H800 is an H100 with less NVLink)
         rec["gpu_overrides"] = overrides
+    inf = spec.inference
+    if (inf is not None and inf.mode == "online"
+            and inf.batch is None and inf.concurrency is None and inf.request_rate is None):
+        rec["notes"] = ["mode online with no concurrency, request_rate or batch: modelled as an offline "
+                        "engine with every request queued at once; give one of them for an online load"]
     if not rec["feasible"]:
         from dataclasses import asdict
 

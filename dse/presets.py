@@ -60,6 +60,16 @@ def find_model(name: str) -> str | None:
     return _index("model").get(_key(name))
 
 
+def closest_names(name: str, kind: str, n: int = 3) -> list[str]:
+    """Up to ``n`` preset ids (``kind`` "gpu" or "model") whose ids or aliases look like
+    ``name``, most alike first: the "did you mean" of an unknown name."""
+    import difflib
+
+    index = _index(kind)
+    found = difflib.get_close_matches(_key(name), list(index), n=4 * n, cutoff=0.6)
+    return list(dict.fromkeys(index[k] for k in found))[:n]
+
+
 def gpu_preset(name: str) -> dict[str, Any]:
     """The GPU preset entry (raises KeyError for an unknown name)."""
     key = find_gpu(name)

@@ -43,18 +43,19 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes"
 #: Serving metrics of LLM inference rows (reported when the row has them), and their extra
 #: memory part.
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
-                "prefill_time_s", "decode_step_s", "input_len", "output_len", "spec_tokens", "spec_acceptance",
+                "prefill_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "input_len", "output_len", "spec_tokens", "spec_acceptance",
                 "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
                 "dequant_matmul", "mixed_fp8_native")
 #: Serving: bytes per linear-layer weight -> the format's name
 WEIGHT_FORMATS = {4.0: "32-bit", 2.0: "16-bit", 1.0: "FP8", 9.0 / 16.0: "NVFP4", 17.0 / 32.0: "MXFP4",
                   0.5 + 2.0 / 128.0: "INT4"}
-SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes"}
+SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes", "left unused by the engine's rule": "memory_engine_free_bytes"}
 #: Serving: the parts of one decode step (ITL) and of one chunk iteration, evaluate columns
 #: (they add up to ``iteration_time_s``; the serving model overlaps no collective).
 SERVING_TIME_PARTS = {"GEMMs": "time_gemm_s", "attention": "time_attention_s",
                       "elementwise, LM head, engine overhead": "time_other_s",
                       "tp all-reduce": "exposed_tp_s", "expert all-to-all": "exposed_ep_s",
+                      "waiting for other attention-DP ranks' prompt chunks": "time_adp_wait_s",
                       "pipeline send": "exposed_pp_s", "power limit (slowed clocks)": "time_power_cap_s"}
 #: DLRM rows (kinds dlrm_train, dlrm_inference): headline metrics, the parts of one step
 #: (they add up to ``iteration_time_s``) with the hidden part of each collective, and memory.
@@ -305,6 +306,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                                             if fix["slowdown"] > 1.0 + 1e-9 else "")))
     if rec.get("per_gpu_note"):
         console.print(Text(rec["per_gpu_note"]))
+    for note in rec.get("notes") or []:
+        console.print(Text(f"note: {note}", style="yellow"))
     console.print()
 
     perf = Table(title="Throughput", title_justify="left", show_header=False, box=None, padding=(0, 2))
@@ -321,8 +324,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         batch, most = serving.get("batch"), serving.get("batch_max")
         over = batch is not None and most is not None and batch > most + 1e-9 and rec["feasible"]
         perf.add_row("batch per replica (the largest an offline engine runs: memory, token budget)",
-                     f"{fmt(batch)} ({fmt(most)})" + (": above it, prompts are chunked at the token budget"
-                                                       if over else ""))
+                     f"{fmt(batch)} ({fmt(most)})" + (": the token budget lets only that many decode at once; "
+                                                       "the rest wait, in TTFT" if over else ""))
         perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
         perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
@@ -382,13 +385,19 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
 
     it = rec["iteration_time_s"]
     if serving and serving.get("decode_step_parts_s"):
-        title = ("Time per decode step (ITL; the serving model overlaps no collective)"
+        title = ("Time per engine iteration (ITL: the mean of decode steps and those that carry a prompt chunk; "
+                 "the serving model overlaps no collective)"
                  if not (serving.get("spec_tokens") or 0) > 0 else
                  "Time per engine iteration (drafts and verification; ITL is it over the tokens each emits; "
                  "no collective overlapped)")
         _time_table(console, title,
                     "ms", 1e3, {k: (v, None) for k, v in serving["decode_step_parts_s"].items()},
-                    "decode step", it)
+                    "mean iteration", it)
+        share, chunk_s, dec_s = (serving.get(k) for k in ("chunk_share", "chunk_iteration_s", "decode_step_s"))
+        if share is not None and 0.0 < share < 1.0 and chunk_s and dec_s:
+            console.print(Text(f"{fmt(dec_s * 1e3)} ms a decode-only step, {fmt(chunk_s * 1e3)} ms one that carries a "
+                               f"prompt chunk ({100 * share:.3g} % of the iterations): a bound on the mean ITL "
+                               "is not one on the slowest token", style="dim"))
         return
     times = rec["breakdown"]["time_s"]
     tt = Table(title="Time per iteration", title_justify="left", box=None, padding=(0, 2))
@@ -542,7 +551,8 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
     if rec.get("name"):
         title = f"{rec['name']}: {title}"
     console.print(Text(title, style="bold"))
-    chosen = "stated" if d["emb_sharding_stated"] else "the fastest feasible, chosen by dse"
+    chosen = ("stated" if d["emb_sharding_stated"] else "the fastest feasible, chosen by dse" if rec["feasible"]
+              else "none of the shardings fits; shown: the fastest")
     console.print(Text(f"plan: {d['samples_per_gpu']} samples per GPU · global batch {p['global_batch']} · "
                        f"embeddings '{d['emb_sharding']}' ({chosen}) · dense layers: tp {p['tp']} · "
                        f"dp {p['dp']} · zero {p['zero']} · ep {p['ep']}"))

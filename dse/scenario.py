@@ -71,6 +71,13 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     """Validate a scenario dict (presets resolved), raising InputError on any bad field."""
     data = dict(data)
     problems: list[FieldProblem] = []
+    for key in ("precision", "workload"):  # names of formats and workloads, any case (FP8, BF16)
+        if isinstance(data.get(key), str):
+            data[key] = data[key].lower()
+    inference = data.get("inference")
+    if isinstance(inference, dict) and isinstance(inference.get("batch"), str) and inference["batch"].lower() == "auto":
+        # a search space's word for the throughput-maximising batch: a scenario leaves it out
+        data["inference"] = {k: v for k, v in inference.items() if k != "batch"}
     model = data.get("model")
     if isinstance(model, str):
         resolved = _model_from_preset(model, "model")
@@ -89,7 +96,8 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     cluster = data.get("cluster")
     if isinstance(cluster, dict) and isinstance(cluster.get("gpu"), str) and find_gpu(cluster["gpu"]) is None:
         problems.append(FieldProblem("cluster.gpu", repr(cluster["gpu"]),
-                                     f"unknown GPU; allowed: {', '.join(gpu_table())}"))
+                                     f"unknown GPU{_did_you_mean(cluster['gpu'], 'gpu')}; allowed: "
+                                     f"{', '.join(gpu_table())}"))
     if problems:
         raise InputError(problems)
     try:
@@ -107,5 +115,14 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
 
 def _model_from_preset(name: str, field: str) -> dict[str, Any] | FieldProblem:
     if find_model(name) is None:
-        return FieldProblem(field, repr(name), f"unknown model preset; allowed: {', '.join(model_table())}")
+        return FieldProblem(field, repr(name), f"unknown model preset{_did_you_mean(name, 'model')}; allowed: "
+                                               f"{', '.join(model_table())}")
     return model_preset(name)
+
+
+def _did_you_mean(name: str, kind: str) -> str:
+    """' (did you mean a or b?)' for the presets that look like ``name``, or ''."""
+    from .presets import closest_names
+
+    near = closest_names(name, kind)
+    return f" (did you mean {' or '.join(near)}?)" if near else ""

@@ -241,7 +241,10 @@ INFERENCE_OPS = {
     "attn_dec": ("decode attention (KV-cache reads)", "kv_read"), "out": ("output projection", "gemm"),
     "ffn": ("FFN / experts", "gemm"), "elem": ("norms, residuals, KV writes", "elementwise"),
     "tp": ("tp all-reduce", "tp"), "ep": ("expert all-to-all", "ep"),
+    "adp_wait": ("waiting for other attention-DP ranks", "adp_wait"),
 }
+#: The parts of one serving stage iteration (they add up to it).
+STAGE_OPS = ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp", "adp_wait")
 
 
 def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) -> list[Event]:
@@ -263,8 +266,7 @@ def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) 
             events.append(Event(name, kind, COMPUTE, start, duration, **where))
 
     def stage(prefix, t, detailed, phase, step):
-        parts = {op: g[f"detail_{prefix}_{op}"] for op in
-                 ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp")}
+        parts = {op: g.get(f"detail_{prefix}_{op}", 0.0) for op in STAGE_OPS}
         total = sum(parts.values())
         for mb in range(p):
             where = dict(microbatch=mb, phase=phase, step=step)
@@ -274,7 +276,7 @@ def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) 
                 continue
             for layer in range(L):
                 order = [("qkv", 1), ("attn_pre", 1), ("attn_dec", 1), ("out", 1), ("tp", 2), ("ep", 2),
-                         ("ffn", 1), ("ep", 2), ("tp", 2), ("elem", 1)]
+                         ("adp_wait", 1), ("ffn", 1), ("ep", 2), ("tp", 2), ("elem", 1)]
                 for op, split in order:
                     name, kind = INFERENCE_OPS[op]
                     duration = parts[op] / L / split
@@ -289,8 +291,11 @@ def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) 
         return t
 
     t = 0.0
-    prefill_iteration = p * sum(g[f"detail_prefill_{op}"] for op in
-                                ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp"))
+    # a fixed batch above what the token budget runs: the request first waits for room
+    add("waiting for room in the token budget (the others decode)", "queue", t, g.get("detail_queue_s", 0.0),
+        phase="prefill", step=0)
+    t += max(g.get("detail_queue_s", 0.0), 0.0)
+    prefill_iteration = p * sum(g.get(f"detail_prefill_{op}", 0.0) for op in STAGE_OPS)
     drawn = chunks if chunks <= PREFILL_ITERATIONS + 1 else PREFILL_ITERATIONS
     for step in range(drawn):
         t = stage("prefill", t, step == 0, "prefill", step)
@@ -369,11 +374,16 @@ def dlrm_schedule(row: dict[str, float], interaction: str = "interaction") -> li
              ("tp all-reduces backward", "tp", g["tp_b"]),
              ("expert all-to-alls backward (MoE)", "ep", g["moe_b"]),
              ("dense optimizer step", "optimizer", g["opt"])], t1, "backward")
-    after_inter = t1 + g["top_b"] + g["inter_b"]
+    # the all-to-all carries the interaction backward's output and goes first; the all-reduces
+    # follow (without it they start with the top MLP's gradients); all end before the dense
+    # optimizer step (placed last above)
+    after_top = t1 + g["top_b"]
+    after_inter = after_top + g["inter_b"]
     _comm_stream([("fsdp gather + reduce-scatter", "fsdp", g["fsdp_b"], t1),
                   ("embedding gradient all-to-all", "a2a", g["a2a_b"], after_inter),
-                  ("dp gradient all-reduce", "dp", g["dp_b"], after_inter),
-                  ("embedding gradient all-reduce", "emb_ar", g["emb_ar_b"], after_inter)], t1, t, "backward", add)
+                  ("dp gradient all-reduce", "dp", g["dp_b"], after_top),
+                  ("embedding gradient all-reduce", "emb_ar", g["emb_ar_b"], after_top)],
+                 t1, t - g["opt"], "backward", add)
     t = run([("overlap slowdown", "slowdown", g["slowdown"]),
              ("kernel launches + step overhead", "overhead", g["overhead"])], t, "step")
     return events
@@ -410,14 +420,16 @@ def inference_breakdown(row: dict[str, float]) -> dict[str, Any]:
     bars = []
     for label, prefix, times in (("prefill\n(TTFT)", "prefill", p * row["detail_prefill_chunks"]),
                                  ("decode step\n(ITL)", "decode", p)):
-        d = {op: times * row[f"detail_{prefix}_{op}"] * 1e3 for op in
-             ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp")}
-        bars.append(_bar(label, [("GEMMs", "gemm", d["qkv"] + d["out"] + d["ffn"]),
+        d = {op: times * row.get(f"detail_{prefix}_{op}", 0.0) * 1e3 for op in STAGE_OPS}
+        d["queue"] = row.get("detail_queue_s", 0.0) * 1e3 if prefix == "prefill" else 0.0
+        bars.append(_bar(label, [("waiting for room (token budget)", "queue", d["queue"]),
+                                 ("GEMMs", "gemm", d["qkv"] + d["out"] + d["ffn"]),
                                  ("prompt attention", "attention", d["attn_pre"]),
                                  ("KV-cache reads", "kv_read", d["attn_dec"]),
                                  ("elementwise", "elementwise", d["elem"]), ("LM head", "head", d["head"]),
                                  ("engine overhead", "overhead", d["overhead"]), ("tp", "tp", d["tp"]),
-                                 ("ep", "ep", d["ep"]), ("pp", "pp", d["pp"]),
+                                 ("ep", "ep", d["ep"]), ("waiting for other ranks", "adp_wait", d["adp_wait"]),
+                                 ("pp", "pp", d["pp"]),
                                  ("power limit", "power_cap", (stretch - 1.0) * sum(d.values()))]))
     return {"xlabel": "time (ms)", "unit": "ms", "bars": bars}
 

@@ -21,7 +21,7 @@ KIND_COLOURS = {
     "recompute": "#CC79A7", "tp": "#E69F00", "ep": "#D55E00", "cp": "#009E73", "fsdp": "#F0E442",
     "dp": "#882255", "pp": "#44AA99", "bubble": "#FFFFFF", "optimizer": "#332288",
     "slowdown": "#FFFFFF", "forward": "#C8C8C8", "backward": "#7A7A7A", "offload": "#999933",
-    "host": "#661100", "power_cap": "#CC3311",
+    "host": "#661100", "power_cap": "#CC3311", "adp_wait": "#FFFFFF", "queue": "#FFFFFF",
     # serving
     "kv_read": "#117733", "overhead": "#DDCC77", "prefill": "#C8C8C8", "decode": "#7A7A7A",
     # DLRM
@@ -34,13 +34,14 @@ KIND_LABELS = {
     "bubble": "bubble", "optimizer": "optimizer", "slowdown": "overlap slowdown",
     "forward": "later fwd (block)", "backward": "later bwd (block)", "offload": "activation offload",
     "host": "host launch stall", "power_cap": "power limit (slowed clocks)",
+    "adp_wait": "waiting for attention-DP ranks", "queue": "waiting for room (token budget)",
     "kv_read": "KV-cache reads", "overhead": "engine overhead", "prefill": "later prefill (block)",
     "decode": "later decode (block)",
     "embedding": "embedding lookup/update", "a2a": "embedding all-to-all", "emb_ar": "emb. grad all-reduce",
     "interaction": "interaction",
 }
 #: Hatches of the kinds that are time lost rather than work (drawn in :data:`HATCH_COLOUR`).
-KIND_HATCHES = {"bubble": "....", "slowdown": "////"}
+KIND_HATCHES = {"bubble": "....", "slowdown": "////", "adp_wait": "xx", "queue": "\\\\"}
 HATCH_COLOUR = "#333333"
 #: Labels that differ per kind of run.
 KIND_LABELS_BY_RUN = {

@@ -110,10 +110,11 @@ DOMAIN_CANDIDATES = (1, 2, 4, 8, 16, 32, 36, 64, 72, 144, 288, 576, 1152, 2304, 
 
 #: The knob that buys more of the resource behind each time share (the bubble shrinks with compute).
 SHARE_KNOB = {"compute": "peak_scale", "memory_bandwidth": "hbm_tbps", "nvlink": "nvlink_gbps",
-              "scaleout": "scaleout_gbitps", "pipeline_bubble": "peak_scale", "host_link": "host_link_gbps"}
+              "scaleout": "scaleout_gbitps", "pipeline_bubble": "peak_scale", "host_link": "host_link_gbps",
+              "rank_imbalance": "peak_scale"}
 #: Names :func:`bottleneck` may return.
 BOTTLENECKS = ("compute", "memory_bandwidth", "memory_capacity", "nvlink", "scaleout", "pipeline_bubble",
-               "overlap_slowdown", "host_link", "host", "engine", "overhead")
+               "overlap_slowdown", "host_link", "host", "engine", "overhead", "rank_imbalance")
 #: A plan using more than this fraction of HBM is bound by memory capacity.
 CAPACITY_FRACTION = 0.9
 #: More HBM "changes the best plan" when +rel_step HBM gains more than this fraction of throughput.
@@ -135,7 +136,7 @@ DLRM_PLAN_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microba
 TIME_COLUMNS = (
     "iteration_time_s", "time_compute_s", "time_compute_flops_s", "time_compute_hbm_s", "time_bubble_s",
     "exposed_tp_s", "exposed_ep_s", "exposed_cp_s", "exposed_fsdp_s", "exposed_pp_s", "exposed_dp_s",
-    "exposed_offload_s", "host_stall_s", "time_overlap_slowdown_s", "time_power_cap_s",
+    "exposed_offload_s", "host_stall_s", "time_adp_wait_s", "time_overlap_slowdown_s", "time_power_cap_s",
     "overlapped_tp_s", "overlapped_ep_s", "overlapped_cp_s", "overlapped_fsdp_s", "overlapped_pp_s",
     "overlapped_dp_s",
 )
@@ -926,6 +927,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
                   "overlap_slowdown": _get(row, "time_overlap_slowdown_s")})
     if _get(row, "exposed_offload_s", 0.0) > 0:  # activation offloading waits on the host link
         parts["host_link"] = _get(row, "exposed_offload_s")
+    if _get(row, "time_adp_wait_s", 0.0) > 0:  # attention-DP ranks wait for one running a prompt chunk
+        parts["rank_imbalance"] = _get(row, "time_adp_wait_s")
     if _get(row, "host_stall_s", 0.0) > 0:  # MoE layers wait for the host to launch them
         parts["host"] = _get(row, "host_stall_s")
     if _get(row, "time_overhead_s", 0.0) > 0:  # a DLRM step's fixed time per kernel and per step
@@ -971,7 +974,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
               "host_link": "exposed activation-offload copies", "host": "waiting for the host to launch MoE layers",
               "engine": "engine time (per iteration and sequence)",
               "overhead": "fixed time per kernel and step",
-              "power_limit": "clocks slowed to the power limit"}
+              "power_limit": "clocks slowed to the power limit",
+              "rank_imbalance": "waiting for other attention-DP ranks' prompt chunks"}
     ranked = [k for k in sorted(shares, key=shares.get, reverse=True) if shares[k] >= 0.005]
 
     def item(k: str) -> str:
@@ -1001,6 +1005,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         "engine": "The serving engine's own time per iteration and per sequence bounds this plan",
         "overhead": "The fixed time per kernel and per step (launches, ramps, tails) bounds this plan",
         "power_limit": "The power limit (clocks slowed below the datasheet's limit) bounds this plan",
+        "rank_imbalance": ("Attention-DP ranks waiting for the one running a prompt chunk bound this plan "
+                           "(attention_dp_balance schedules prompts on every rank together)"),
     }[name]
     if _serving_row(row):  # an engine iteration: one output token per sequence in flight
         step_text = f"{1e3 * it:.3g} ms iteration (one output token per sequence)"

@@ -42,7 +42,8 @@ def test_dlrm_report_rows(scenario):
 def test_serving_report_rows():
     rec, text = rendered(SERVING[1])
     assert rec["kind"] == "llm_inference"
-    for row in ("TTFT", "ITL", "requests/s", "output tokens/s", "kv_cache", "Time per decode step", "tp all-reduce"):
+    for row in ("TTFT", "ITL", "requests/s", "output tokens/s", "kv_cache", "Time per engine iteration", "mean iteration",
+                "tp all-reduce"):
         assert row in text, row
     for training_row in ("HFU", "bubble", "grads", "optimizer", "overlap slowdown", "iteration time"):
         assert training_row not in text, training_row
@@ -65,10 +66,21 @@ def test_serving_report_says_the_number_formats_and_what_widening_costs():
     assert "numbers: FP8 weights (1 byte each) · FP8 KV cache" in fp8 and "widened" not in fp8
 
 
-def test_a_fixed_batch_above_the_offline_largest_is_chunked_not_hidden():
-    rec, text = rendered(_serving("H100-SXM-80GB", "fp8", batch=16, input_len=8000, output_len=1))
-    assert rec["feasible"] and rec["serving"]["batch"] > rec["serving"]["batch_max"]
-    assert "above it, prompts are chunked at the token budget" in text
+def test_a_fixed_batch_above_what_the_token_budget_runs_waits_and_says_so():
+    """An iteration carries at most max_num_tokens tokens: of a fixed batch above the largest it
+    sustains, only that many decode at once (the same throughput and ITL as that batch) and the
+    rest wait (Little's law: TTFT grows by (B / B_max - 1) O iterations)."""
+    rec, text = rendered(_serving("H100-SXM-80GB", "fp8", batch=400, input_len=200, output_len=50,
+                                  max_num_tokens=512))
+    most = rec["serving"]["batch_max"]
+    assert rec["feasible"] and rec["serving"]["batch"] == 400 > most == 512 * 50 // 250
+    assert "the token budget lets only that many decode at once;" in text and "the rest wait, in TTFT" in text
+    cap, _ = rendered(_serving("H100-SXM-80GB", "fp8", batch=int(most), input_len=200, output_len=50,
+                               max_num_tokens=512))
+    assert rec["tokens_per_s"] == pytest.approx(cap["tokens_per_s"], rel=1e-12)
+    assert rec["serving"]["itl_ms"] == pytest.approx(cap["serving"]["itl_ms"], rel=1e-12)
+    wait = (400 / most - 1.0) * 50 * cap["serving"]["itl_ms"]
+    assert rec["serving"]["ttft_ms"] == pytest.approx(cap["serving"]["ttft_ms"] + wait, rel=1e-9)
 
 
 @pytest.mark.parametrize("scenario", [VIT[0], "scenarios/llama2_70b_h100.yaml"], ids=["vit", "llm"])

@@ -198,3 +198,19 @@ def test_an_inference_block_on_a_training_scenario_is_refused():
                                          "this scenario's workload is train"):
         load_scenario(scenario)
     assert load_scenario({**scenario, "workload": "inference"}).inference.kv_allocation == "on_demand"
+
+
+def test_precision_any_case_batch_auto_and_did_you_mean():
+    """FP8 and fp8 name the same format; a serving scenario may say batch: auto (a search space's
+    word) for the throughput-maximising batch; an unknown preset suggests the ones it resembles."""
+    base = {"workload": "Inference", "precision": "FP8", "model": "llama3.1-70b",
+            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 8},
+            "inference": {"input_len": 100, "output_len": 100, "batch": "auto"}}
+    s = load_scenario(base)
+    assert (s.precision, s.workload, s.inference.batch) == ("fp8", "inference", None)
+    with pytest.raises(InputError, match=r"unknown model preset \(did you mean llama3\.1-70b"):
+        load_scenario({**base, "model": "llama-3.1-70b-instruct"})
+    with pytest.raises(InputError, match=r"unknown GPU \(did you mean H100"):
+        load_scenario({**base, "cluster": {"gpu": "H100-SXM5-80G", "num_gpus": 8}})
+    with pytest.raises(InputError, match=r"unknown model preset; allowed"):
+        load_scenario({**base, "model": "qqqqqq"})

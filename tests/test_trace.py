@@ -214,6 +214,19 @@ def test_dlrm_trace_adds_up_to_the_step_time(scenario):
     assert any(e.phase == "backward" for e in events) == training
     if training:
         assert {"embedding", "gemm", "interaction", "optimizer"} <= {e.kind for e in events}
+        # the backward respects its data: the gradient all-to-all starts after the interaction's
+        # backward that produces it, the sparse update after the all-to-all (FSDP's gathers, which
+        # hold the stream first, are drawn as one exposed block: not checked), the optimizer step
+        # after the last collective
+        back = {e.name: e for e in events if e.phase == "backward"}
+        update, opt = back["sparse embedding update"], back["dense optimizer step"]
+        a2a = back.get("embedding gradient all-to-all")
+        if a2a is not None and a2a.stream == COMM and scenario["parallel"].get("zero", 0) < 3:
+            inter = next(e for e in events if e.phase == "backward" and e.kind == "interaction")
+            assert a2a.start >= inter.end - 1e-12
+            assert update.start >= a2a.end - 1e-12
+        last = max((e.end for e in events if e.phase == "backward" and e.stream == COMM), default=0.0)
+        assert opt.start >= last - 1e-12
     serialized, overlapped = meta["breakdown"]["bars"]
     assert overlapped["total_s"] == pytest.approx(row["iteration_time_s"] * 1e3, rel=1e-6)
     assert serialized["total_s"] >= overlapped["total_s"] * (1 - 1e-9) - row["time_overlap_slowdown_s"] * 1e3

@@ -57,8 +57,8 @@ share the GEMMs; their attention runs in separate kernels):
   (``mixed_fp8_native``: Blackwell);
 * MoE layers read only the experts the iteration's tokens touch: E (1 - (1 - k/E)^M) of them
   for M tokens (uniform routing), each GEMM over M k / E_hit tokens;
-* decode attention reads each sequence's KV cache, ``n_dec * ctx * 2 l g d kv_bytes / t`` bytes
-  with ctx = I + O/2 the mean context (roofline against its 4 n_dec ctx a d FLOPs);
+* decode attention reads each sequence's KV cache, ``n_dec * ctx * 2 l max(g, t)/t d kv_bytes``
+  bytes per GPU (KV heads replicated when tp > g) with ctx = I + O/2 the mean context (roofline against its 4 n_dec ctx a d FLOPs);
 * prefill attention does the causal half of the I^2 work of each prompt,
   ``2 (n_pre/I) I^2 a d`` FLOPs per layer, at the fused-attention efficiency;
 * windowed layers (``attn_window`` W over a fraction ``window_fraction`` of the layers) attend
@@ -90,7 +90,8 @@ p t_stage.
 **Memory per GPU**: weights (linear layers at weight_bytes, embedding and LM head at
 head_bytes, sharded t ways, l/p layers; a partly quantized checkpoint keeps its attention
 projections, ``attn_16bit``, or its first and last layers, ``end_layers_16bit``, at 16 bits,
-which its GEMMs then read and run at the 16-bit rate), the engine's activation workspace for one iteration's
+which its GEMMs then read and run at the 16-bit rate; a speculative draft's ``draft_layers``
+layers add their weights and their own KV cache), the engine's activation workspace for one iteration's
 tokens and the fp32 logits, a reserve (``memory_reserved``), and the KV cache. The engine gives
 ``kv_mem_fraction`` of the memory left to the KV cache (TensorRT-LLM's
 kv_cache_free_gpu_mem_fraction, 0.9 by default), or, with ``mem_utilization`` u (vLLM's
@@ -134,8 +135,12 @@ module accepted 85-90% of the time gives DeepSeek-V3 at one client 1.7-1.8x the 
 TTFT is the service time of one prompt in a loaded engine: the ceil(I / C) iterations that carry
 its chunks together with the decode tokens of the other sequences (no queueing: an offline
 benchmark that queues all requests at once reports a TTFT dominated by its queue, which depends
-on the request count). ``prefill_time_s`` is the prompt alone on an idle engine,
-``decode_step_s`` an iteration without prompt tokens.
+on the request count). A fixed ``batch`` above what the token budget runs holds its sequences
+but decodes only that many at once; the others wait, and Little's law adds their wait to TTFT.
+``prefill_time_s`` is the prompt alone on an idle engine, ``decode_step_s`` an iteration without
+prompt tokens, ``chunk_iteration_s`` one with a prompt chunk and ``chunk_share`` the fraction of
+iterations that carry one: ITL is the mean, and a latency bound on it (``max_itl_ms``) is not a
+bound on the slowest token, which waits for a chunk iteration.
 """
 
 from __future__ import annotations
@@ -334,7 +339,7 @@ def evaluate_inference_detail(batch: Mapping[str, Any]) -> dict[str, np.ndarray]
     return evaluate_inference(batch, detail=True)
 
 
-DETAIL_OPS = ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp")
+DETAIL_OPS = ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp", "adp_wait")
 
 
 #: Exponent of the smooth roofline ``(x^q + y^q)^(1/q)`` (q -> infinity: the max). With q = 2 an
@@ -552,7 +557,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
                  # the same terms split per op (they add up to ``total``), for dse.trace
                  "qkv": L * qkv, "out": L * out, "ffn": L * (dense_frac * dense_ffn + moe_frac * moe_ffn),
                  "attn_dec": L * dec_attn, "attn_pre": L * pre_attn, "elem": elem_t, "head": head,
-                 "overhead": overhead}
+                 "overhead": overhead, "adp_wait": 0.0 * total}
         if any_adp:  # what the pooled replicas run together: the routed experts, their all-to-alls
             parts["pooled"] = L * moe_frac * np.where(is_moe, routed_ffn, 0.0) + ep_t
         if spec and any_spec:
@@ -585,9 +590,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         return dense_frac * w_dense + moe_frac * w_moe
 
     emb = hb * V * h / t
-    weights = ((L - n16) * layer_weights(wb, wb_attn) + n16 * layer_weights(w16, w16)
+    # speculative decoding: the draft's layers (draft_layers of the target's shape, on the stage
+    # that holds the LM head) hold their weights and their own KV cache
+    n_draft = np.where(nspec > 0, c["draft_layers"], 0.0)
+    weights = ((L - n16 + n_draft) * layer_weights(wb, wb_attn) + n16 * layer_weights(w16, w16)
                + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"]))
-    kv_tok = L * kv_elems * kvb  # KV bytes per token per GPU
+    kv_tok = (L + n_draft) * kv_elems * kvb  # KV bytes per token per GPU
     blk = np.maximum(c["kv_block"], 1.0)
     reserve = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk
     # windowed layers keep only their window's tokens (a cyclic or window-evicted cache)
@@ -656,7 +664,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         """The mean iteration of a full engine at batch B (per microbatch stage): decode tokens
         every iteration, prompts in chunks of the token budget left by them, in a fraction phi
         of the iterations. Returns (mean stage time parts, chunk-iteration parts, chunk, b,
-        prompt load: the prompt tokens admitted an iteration over the room the decodes leave)."""
+        prompt load: the prompt tokens admitted an iteration over the room the decodes leave,
+        phi)."""
         m = np.minimum(p, B)
         b = B / m
         # a decode instance: every sequence decodes every iteration, no prompt comes in
@@ -682,11 +691,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             p_any = np.where(adp_free, 1.0 - (1.0 - phi) ** pool, phi)
             wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
             mean["total"] = mean["total"] + wait
-            mean["ep"] = mean["ep"] + wait
-        return mean, mix, chunk, b, n_pre / room
+            mean["adp_wait"] = mean["adp_wait"] + wait
+        return mean, mix, chunk, b, n_pre / room, phi
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        s_c, _, _, _, _ = iteration(cand)
+        s_c = iteration(cand)[0]
         thr = cand * emit / (p * s_c["total"])
         thr = np.where(ok & np.isfinite(thr), thr, -1.0)
         # the largest batch within a hair of the best throughput: an engine fills its KV cache
@@ -709,12 +718,16 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             lo, hi = np.ones_like(B), np.maximum(B, 1.0)
             for _ in range(RATE_STEPS):
                 mid = np.sqrt(lo * hi)
-                s_mid, _, _, _, _ = iteration(mid)
+                s_mid = iteration(mid)[0]
                 short = mid < rate * O_it * p * s_mid["total"]  # serves less than r: needs more in flight
                 lo, hi = np.where(short, mid, lo), np.where(short, hi, mid)
             B = np.where(online & ~saturated, hi, B)
 
-        s, mix, chunk, b, load = iteration(B)
+        # a fixed batch above what the token budget runs: the engine holds B sequences, but an
+        # iteration carries at most max_num_tokens tokens, so only B_dec of them decode (with
+        # their share of prompt tokens); the rest wait for room, which lengthens their TTFT
+        B_dec = np.where(fixed & ~prefill_only, np.minimum(B, np.maximum(b_tok, 1.0)), B)
+        s, mix, chunk, b, load, phi = iteration(B_dec)
         itl = p * s["total"]
         dec_s = stage(b, 0.0, b, 0.0, keys_dec)
         chunks = np.ceil(I / chunk - 1e-9)  # iterations a prompt's chunks take
@@ -740,6 +753,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # a decode instance: a request's first token came from the prefill instance; its first
         # decode token waits one iteration
         ttft = np.where(decode_only, itl, ttft)
+        # Little's law: B in flight served B_dec at a time stay B / B_dec times as long as O_it
+        # iterations; the difference is spent waiting before the first token
+        queue = np.where(decode_only, 0.0, np.maximum(B / np.maximum(B_dec, 1e-30) - 1.0, 0.0) * O_it * itl)
+        ttft = ttft + queue
         if np.any(prefill_only):
             # a prefill instance: iterations of max_num_tokens prompt tokens (whole prompts, a longer
             # prompt chunked), p microbatches in the pipeline; each prompt emits its first token
@@ -784,7 +801,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     # ------------------------------------------------------------------ metrics
     n_gpus = c["num_gpus"]
-    tokens_s = np.where(online & ~saturated, c["request_rate"] * O + 0.0 * itl, dp * B * emit / itl)
+    tokens_s = np.where(online & ~saturated, c["request_rate"] * O + 0.0 * itl, dp * B_dec * emit / itl)
     # a prefill instance completes B prompts per stage time, one output (first) token each
     tokens_s = np.where(prefill_only, dp * B / (itl / p), tokens_s)
     requests_s = np.where(prefill_only, tokens_s, tokens_s / O)
@@ -813,7 +830,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # serves) the engine idles between iterations a fraction 1 - duty of the time. Of the busy
     # time the FLOPs at the achieved GEMM rate are tensor time, the rest memory-bound (weight and
     # KV-cache streaming, elementwise), as are the collectives (they move data); host time idles
-    duty = np.clip(tokens_s / np.maximum(dp * B * emit / itl, 1e-30), 0.0, 1.0)
+    duty = np.clip(tokens_s / np.maximum(dp * B_dec * emit / itl, 1e-30), 0.0, 1.0)
     duty = np.where(prefill_only, 1.0, duty)
     per_s = duty * p / np.maximum(itl, 1e-30)  # stage iterations a GPU runs per second
     tensor_s, memory_s = power.busy_split(tflops * 1e12, c["peak_flops"] * c["eff_matmul"] * c["infer_matmul"],
@@ -839,6 +856,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "iteration_time_s": itl,
         "spec_gain": gain + zero,  # tokens a decoding sequence emits per iteration (1 without drafts)
         "decode_step_s": p * dec_s["total"] * stretch,
+        # an iteration that carries a prompt chunk, and the share of iterations that do (the ITL
+        # is the mean: decode-only steps, and 1 in 1/chunk_share with a chunk)
+        "chunk_iteration_s": p * mix["total"] * stretch,
+        "chunk_share": np.where(decode_only | prefill_only, np.where(prefill_only, 1.0, 0.0), phi) + zero,
         "prefill_time_s": prefill,
         "batch": B,
         "batch_max": np.maximum(cap, 0.0) + zero,
@@ -852,7 +873,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "memory_grads_bytes": zero,
         "memory_optimizer_bytes": zero,
         "memory_buffers_bytes": zero,
-        "memory_reserved_bytes": reserved + headroom,
+        "memory_reserved_bytes": reserved + zero,
+        # what the engine's rule leaves unused: 1 - gpu_memory_utilization of the whole memory
+        # (vLLM), or 1 - kv_mem_fraction of what weights, workspace and reserve leave (TensorRT-LLM)
+        "memory_engine_free_bytes": headroom + zero,
         "memory_excess_bytes": np.maximum(kv_cache - kv_room(free), 0.0),
         "time_compute_s": p * s["compute"],
         "time_gemm_s": p * s["gemm"],
@@ -861,6 +885,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "time_bubble_s": zero,
         "exposed_tp_s": p * s["tp"],
         "exposed_ep_s": p * s["ep"],
+        "time_adp_wait_s": p * s["adp_wait"],
         "exposed_cp_s": zero,
         "exposed_fsdp_s": zero,
         "exposed_pp_s": p * s["pp"],
@@ -884,6 +909,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         out.update({f"detail_prefill_{k}": mix[k] for k in DETAIL_OPS})
         out.update({f"detail_decode_{k}": s[k] for k in DETAIL_OPS})
         out.update(detail_prefill_chunks=chunks, detail_layers_per_stage=L, detail_chunk_tokens=chunk,
+                   detail_queue_s=queue,
                    detail_decode_tokens=b * q_tok * (O_it - 1.0) / O_it, detail_microbatch_sequences=b)
     result = {}
     for key, v in out.items():
@@ -896,6 +922,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 OUTPUTS = (
     "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "input_tokens_per_s",
     "input_tokens_per_s_per_gpu", "ttft_ms", "itl_ms",
-    "iteration_time_s", "decode_step_s", "prefill_time_s", "batch", "kv_cache_bytes",
+    "iteration_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "prefill_time_s", "batch",
+    "kv_cache_bytes",
     "memory_per_gpu_bytes", "feasible", "infeasible_mask",
 )

@@ -32,7 +32,11 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
             f"heads {_i(g('heads'))} and kv_heads {_i(g('kv_heads'))} must be divisible by tp {_i(tp)}"
         )
     if mask & tr.FFN_TP:
-        reasons.append(f"ffn_hidden {_i(g('ffn_hidden'))} (and expert_ffn_hidden) must be divisible by tp {_i(tp)}")
+        f, fe = g("ffn_hidden"), g("expert_ffn_hidden")
+        if f % tp:
+            reasons.append(f"ffn_hidden {_i(f)} must be divisible by tp {_i(tp)}")
+        if g("experts") > 0 and fe % tp:
+            reasons.append(f"expert_ffn_hidden {_i(fe)} must be divisible by tp {_i(tp)}")
     if mask & tr.LAYERS_PP:
         reasons.append(
             f"layers {_i(g('layers'))} + 2 fewer than pp*vpp = {_i(pp)}*{_i(g('vpp', 1))} = {_i(pp * g('vpp', 1))} "

@@ -97,6 +97,7 @@ TIME_PARTS = (
     ("bubble", "time_bubble_s", "#FFFFFF", "...."),
     ("exposed TP", "exposed_tp_s", OKABE_ITO["orange"], None),
     ("exposed EP", "exposed_ep_s", OKABE_ITO["purple"], None),
+    ("waiting for attention-DP ranks", "time_adp_wait_s", "#FFFFFF", "xx"),
     ("exposed CP", "exposed_cp_s", OKABE_ITO["sky"], None),
     ("exposed FSDP", "exposed_fsdp_s", OKABE_ITO["green"], None),
     ("exposed PP", "exposed_pp_s", OKABE_ITO["yellow"], None),
@@ -120,6 +121,7 @@ MEMORY_PARTS = (
     ("logits (loss)", "memory_logits_bytes", "#882255"),
     ("buffers", "memory_buffers_bytes", OKABE_ITO["purple"]),
     ("reserved", "memory_reserved_bytes", "#D9D9D9"),
+    ("left unused by the engine", "memory_engine_free_bytes", "#F2F2F2"),
 )
 
 

@@ -175,7 +175,12 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
     if mask & inf.KV_HEADS_TP:
         reasons.append(f"kv_heads {_i(g('kv_heads'))} must divide or be a multiple of tp {_i(tp)}")
     if mask & tr.FFN_TP:
-        reasons.append(f"ffn_hidden {_i(g('ffn_hidden'))} (and expert_ffn_hidden) must be divisible by tp {_i(tp)}")
+        f, fe, etp = g("ffn_hidden"), g("expert_ffn_hidden"), max(tp / ep, 1.0)
+        if f % tp:
+            reasons.append(f"ffn_hidden {_i(f)} must be divisible by tp {_i(tp)}")
+        if g("experts") > 0 and fe % etp:
+            reasons.append(f"expert_ffn_hidden {_i(fe)} must be divisible by tp/ep = {_i(tp)}/{_i(ep)} = {etp:g} "
+                           "(the ways each expert is split)")
     if mask & tr.LAYERS_PP:
         reasons.append(f"layers {_i(g('layers'))} fewer than pp {_i(pp)} (every stage needs a layer)")
     if mask & tr.EXPERTS_EP:

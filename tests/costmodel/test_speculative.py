@@ -110,3 +110,17 @@ def test_trace_of_a_drafting_engine_draws_iterations_and_counts_tokens():
     assert per_step == pytest.approx(1 + 0.5 + 0.25 + 0.125, rel=1e-9)
     assert meta["decode_steps_total"] == int(np.ceil(1000 / per_step))
     assert meta["totals_s"]["request"] == pytest.approx(meta["ttft_s"] + 1000 * meta["itl_s"], rel=1e-9)
+
+
+def test_the_draft_holds_its_weights_and_its_own_kv_cache():
+    """draft_layers layers of the target's shape hold their weights and a KV cache of their own:
+    Llama-3.1-8B BF16, one draft layer, one H100: the weights grow by one layer's (attention
+    4096 x (32 + 2 x 8) x 128 + 32 x 128 x 4096, FFN 3 x 4096 x 14336, two norms) and the KV per
+    token by a 33rd layer's share, 8 x 128 x 2 x 2 bytes."""
+    base = columns(model="llama3.1-8b", precision="bf16", input_len=1000, output_len=1000, batch=8)
+    a = one(base)
+    b = one({**base, "spec_tokens": 2.0, "spec_acceptance": 0.8, "draft_layers": 1.0})
+    layer = 2 * (4096 * 48 * 128 + 32 * 128 * 4096 + 3 * 4096 * 14336 + 2 * 4096)
+    assert b["memory_weights_bytes"] - a["memory_weights_bytes"] == pytest.approx(layer, rel=1e-12)
+    assert b["kv_bytes_per_token"] - a["kv_bytes_per_token"] == pytest.approx(8 * 128 * 2 * 2, rel=1e-12)
+    assert b["kv_bytes_per_token"] == pytest.approx(a["kv_bytes_per_token"] * 33 / 32, rel=1e-12)
