@@ -71,7 +71,7 @@ share the GEMMs; their attention runs in separate kernels):
 * tensor parallelism: 2 all-reduces per layer of the iteration's tokens (alpha-beta model of
   :mod:`collectives`, plus a calibrated fixed time per call, ``collective_overhead``, which
   dominates when an iteration carries few tokens); expert parallelism beyond the TP group adds
-  dispatch + combine all-to-alls (within it, experts split ep ways and each sharded tp/ep ways,
+  dispatch + combine all-to-alls, each TP rank sending its 1/tp share of the tokens (within it, experts split ep ways and each sharded tp/ep ways,
   combined by the same all-reduce, as TensorRT-LLM's MoE does);
 * the LM head on the B output tokens (16-bit: FP8/FP4 quantisation keeps it unquantised), the
   fp32 logits and their gather across TP ranks;
@@ -531,10 +531,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
                     + S * mats * M * fe / t * ab + kv_write)
         elem = (dense_frac * elem_dense + moe_frac * elem_moe) / hbm
 
-        # communication per layer: 2 TP all-reduces; EP beyond the TP group: 2 all-to-alls
+        # communication per layer: 2 TP all-reduces; EP beyond the TP group: 2 all-to-alls, each
+        # of a replica's t ranks dispatching its 1/t share of the replica's M tokens (they hold
+        # the same tokens after the attention's all-reduce)
         call = np.where(t > 1, c["collective_overhead"], 0.0)
         tp_comm = 2.0 * (coll.allreduce_time(M * h * ab, t, 1.0, net) + call)
-        ep_comm = np.where(is_moe & (ep > t), 2.0 * coll.all_to_all_time(M * k * h * ab, ep, 1.0, net), 0.0)
+        ep_comm = np.where(is_moe & (ep > t), 2.0 * coll.all_to_all_time(M * k * h * ab / t, ep, 1.0, net), 0.0)
 
         gemms = L * (dense_frac * (proj + dense_ffn) + moe_frac * (proj + moe_ffn))
         attn_t = L * attn

@@ -606,3 +606,18 @@ def test_on_demand_blocks_never_fit_fewer_sequences(inp, out, tp):
     up, od = one(columns(**kw)), one(columns(kv_allocation="on_demand", **kw))
     assert od["batch_max"] >= up["batch_max"]
     assert od["tokens_per_s"] >= up["tokens_per_s"] * (1 - 1e-9)
+
+
+def test_expert_all_to_all_sends_each_tp_ranks_share_of_the_tokens():
+    """Beyond the TP group (ep > tp) each of a replica's tp ranks dispatches its 1/tp share of the
+    tokens they all hold: the all-to-all of tp 2, ep 8 at batch 64 per replica takes what tp 1,
+    ep 8 takes at batch 32 (the same bytes per GPU), not twice as long."""
+    def ep_time(tp, batch):
+        row = dse.evaluate({"workload": "inference", "precision": "fp8", "model": "mixtral-8x7b",
+                            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+                            "parallel": {"tp": tp, "ep": 8, "dp": 8 // tp},
+                            "inference": {"input_len": 1000, "output_len": 1000, "batch": batch}}).iloc[0]
+        assert row["feasible"]
+        return row["exposed_ep_s"]
+
+    assert ep_time(2, 64) == pytest.approx(ep_time(1, 32), rel=1e-9)
