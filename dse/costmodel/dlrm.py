@@ -1142,6 +1142,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         "emb_exchange_bytes_per_gpu": (emb["a2a_elems"] + emb["rs_elems"] + emb["a2a2_elems"]) * xb,
         "emb_table_bytes_per_gpu": emb_weights,
         "emb_max_shard_bytes": shard_bytes,
+        "emb_max_shard_elems": emb["max_shard_elems"] + 0.0 * b,
         "emb_max_shard_table": emb["max_shard_table"],
         "emb_replicated_tables": emb["replicated_tables"],
         "emb_plan_memory_balanced": emb["plan_memory_balanced"],

@@ -232,10 +232,16 @@ def describe(mask: int, row: pd.Series, s: Scenario) -> str:
         t = int(row["emb_max_shard_table"])
         tab = s.model.tables[t]
         need = row["emb_max_shard_bytes"]
+        elems = row.get("emb_max_shard_elems", tab.rows * tab.dim)
+        state = need > elems * row["emb_bytes"] * (1 + 1e-9)
+        share = elems / (tab.rows * tab.dim)
+        part = ("the whole table" if share > 1 - 1e-9 else
+                f"its largest shard under '{row['emb_sharding']}' sharding, {share:.3g} of the table"
+                + (": a table larger than a GPU's even share is split by columns, as Merlin Distributed "
+                   "Embeddings does" if row["emb_sharding"] == "table" else ""))
         reasons.append(
             f"embedding table {t} ({tab.rows:,} rows x {tab.dim} x {row['emb_bytes']:g} B"
-            f"{' + optimizer state' if row['emb_max_shard_bytes'] > tab.rows * tab.dim * row['emb_bytes'] + 1 else ''}"
-            f"; the largest shard under '{row['emb_sharding']}' sharding) needs {need / GIB:.1f} GiB "
+            f"{' + optimizer state' if state else ''}; {part}) needs {need / GIB:.1f} GiB "
             f"> {(row['hbm_bytes'] - row['memory_reserved']) / GIB:.1f} GiB of HBM free per GPU"
         )
     if mask & cm.OUT_OF_MEMORY:
