@@ -45,7 +45,7 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes"
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
                 "prefill_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "input_len", "output_len", "spec_tokens", "spec_acceptance",
                 "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
-                "dequant_matmul", "mixed_fp8_native")
+                "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate")
 #: Serving: bytes per linear-layer weight -> the format's name
 WEIGHT_FORMATS = {4.0: "32-bit", 2.0: "16-bit", 1.0: "FP8", 9.0 / 16.0: "NVFP4", 17.0 / 32.0: "MXFP4",
                   0.5 + 2.0 / 128.0: "INT4"}
@@ -317,8 +317,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     if serving:
         ttft, itl = serving.get("ttft_ms"), serving.get("itl_ms")
         one_iteration = ttft is not None and itl is not None and abs(ttft - itl) <= 1e-9 * max(itl, 1e-12)
-        perf.add_row("time to first token (TTFT)", f"{fmt(ttft)} ms" + (
-            ": one iteration (the prompt fits one iteration's token budget)" if one_iteration else ""))
+        offline = not (serving.get("concurrency") or 0) > 0 and not (serving.get("request_rate") or 0) > 0
+        ttft_note = [("one iteration (the prompt fits one iteration's token budget)" if one_iteration else ""),
+                     ("the service time in a full engine, not the wait in an offline run's queue" if offline else "")]
+        ttft_note = "; ".join(n for n in ttft_note if n)
+        perf.add_row("time to first token (TTFT)", f"{fmt(ttft)} ms" + (f": {ttft_note}" if ttft_note else ""))
         perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
         perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
         batch, most = serving.get("batch"), serving.get("batch_max")

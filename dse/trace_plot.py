@@ -104,9 +104,11 @@ def _top_title(meta: dict[str, Any], total: float) -> str:
     kind = meta.get("kind", "llm_train")
     unit, f = _unit(total)
     if kind == "llm_inference":
+        from .report import fmt
+
         u, g = _unit(meta["itl_s"])
-        return (f"TTFT {meta['ttft_s'] * g:.3g} {u}, then {meta['decode_steps_shown']}/"
-                f"{meta['decode_steps_total']} decode steps × ITL {meta['itl_s'] * g:.3g} {u}")
+        return (f"TTFT {fmt(meta['ttft_s'] * g, 3)} {u}, then {meta['decode_steps_shown']}/"
+                f"{meta['decode_steps_total']} decode steps × ITL {fmt(meta['itl_s'] * g, 3)} {u}")
     if kind in ("dlrm_train", "dlrm_inference"):
         what = "training" if kind == "dlrm_train" else "inference"
         return f"one {what} step ({total * f:.3g} {unit}; embeddings: {meta.get('emb_sharding', '?')})"

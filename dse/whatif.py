@@ -1491,7 +1491,7 @@ def report_renderables(result: WhatIf) -> list[Any]:
         for k in hw:
             table.add_column(f"{k} ({UNITS[k]})", justify="right", no_wrap=True)
         table.add_column("GPUs", justify="right")
-        for header in (f"{short}/s/GPU", "vs scenario", *(["ITL ms"] if serving else []), "MFU %",
+        for header in (f"{short}/s/GPU", "vs * row", *(["ITL ms"] if serving else []), "MFU %",
                        *([f"USD/{m.million}"] if priced else []), f"J/{one}", "W/GPU", "mem GiB"):
             table.add_column(header, justify="right", no_wrap=True)
         table.add_column("best plan", no_wrap=True)

@@ -307,7 +307,7 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
             sx, sy, where = _staircase(px, py, xdir)
             (line,) = ax.step(sx, sy, where=where, color=OKABE_ITO["black"], linewidth=1.2, zorder=5)
             pts = ax.scatter(px, py, s=12, color=OKABE_ITO["black"], zorder=6, linewidths=0)
-            legend["front"] = ((line, pts), "Pareto front")
+            legend["front"] = ((line, pts), "Pareto front of the two axes")
     else:
         ax.text(0.5, 0.96, "no feasible configuration", transform=ax.transAxes, ha="center", va="top",
                 color=OKABE_ITO["vermillion"])
@@ -458,13 +458,12 @@ def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = No
 
 def _time_axis(row: pd.Series) -> tuple[str, str, float]:
     """(what the time bar is, unit, factor from seconds): a serving row (it has an ITL) in ms per
-    decode step (per engine iteration with draft tokens), as ``dse evaluate`` reports it; else
-    seconds per iteration."""
+    engine iteration (the mean of decode steps and those with a prompt chunk), as ``dse
+    evaluate`` reports it; else seconds per iteration."""
     itl = float(row["itl_ms"]) if "itl_ms" in row.index and pd.notna(row["itl_ms"]) else math.nan
     if not math.isfinite(itl):
         return "time per iteration", "s", 1.0
-    drafts = float(row["spec_tokens"]) if "spec_tokens" in row.index and pd.notna(row["spec_tokens"]) else 0.0
-    return ("time per engine iteration" if drafts > 0 else "time per decode step"), "ms", 1e3
+    return "mean time per engine iteration", "ms", 1e3
 
 
 def hbm_label(hbm_gib: float) -> str:

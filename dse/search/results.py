@@ -228,15 +228,28 @@ def finalize(out_dir: str | Path, objectives: Sequence[Any] | None = None) -> di
     out = Path(out_dir)
     df, manifest = read_results(out, require_manifest=False)
     objectives = normalize_objectives(objectives) if objectives is not None else manifest_objectives(manifest)
-    write_csv(df, out / CONFIGS_CSV)
+    write_csv(_named(df), out / CONFIGS_CSV)
     if len(df) == 0:
         front = df
     else:
         _check_objectives(df, objectives)
         front = pareto_front(df, objectives)
-    write_csv(front, out / PARETO_CSV)
+    write_csv(_named(front), out / PARETO_CSV)
     feasible = int(df["feasible"].fillna(False).astype(bool).sum()) if "feasible" in df.columns else len(df)
     return {"scored": int(len(df)), "feasible": feasible, "pareto": int(len(front))}
+
+
+def _named(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` for a spreadsheet: the coded plan columns (recompute, emb_sharding, emb_planner) by
+    name instead of their cost-model codes."""
+    names = {"recompute": RECOMPUTE_NAMES, "emb_sharding": SHARDING_NAMES, "emb_planner": PLANNER_NAMES}
+    coded = [c for c in names if c in df.columns and pd.api.types.is_numeric_dtype(df[c])]
+    if not coded:
+        return df
+    out = df.copy()
+    for c in coded:
+        out[c] = [names[c].get(int(round(v)), v) if np.isfinite(v) else None for v in df[c].to_numpy(float)]
+    return out
 
 
 def dedupe_configs(df: pd.DataFrame) -> pd.DataFrame:
@@ -381,8 +394,11 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     console.print(Text(f"study {summary['study']}", style="bold"))
     obj_text = ", ".join(f"{d} {m}" for m, d in objectives)
     console.print(Text(f"mode: {summary.get('mode') or '?'} · objectives: {obj_text}"))
+    counts = dict(summary["counts"])
+    if not counts.get("trials_total"):  # an exhaustive or nested run has no Optuna trials
+        counts = {k: v for k, v in counts.items() if not k.startswith("trials_")}
     counts_text = " · ".join(f"{k.replace('_', ' ')} {_fmt(v) if v is not None else '-'}"
-                             for k, v in summary["counts"].items())
+                             for k, v in counts.items())
     console.print(Text(f"counts: {counts_text}"))
     console.print(Text(f"Pareto front (feasible configurations only): {len(summary['pareto'])} configurations",
                        style="bold"))
@@ -405,6 +421,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
         ("tokens/s", "tokens_per_s", lambda x: _fmt(x)),
         ("tokens/s/GPU", "tokens_per_s_per_gpu", lambda x: _fmt(x)),
         ("ITL ms", "itl_ms", lambda x: f"{x:.3g}"),
+        ("TTFT ms", "ttft_ms", lambda x: _fmt(x, 3)),
         ("samples/s", "samples_per_s" if "tokens_per_s" not in top.columns else "", lambda x: _fmt(x)),
         ("samples/s/GPU", "samples_per_s_per_gpu", lambda x: _fmt(x)),
         ("MFU %", "mfu", lambda x: f"{100 * x:.1f}"),

@@ -189,12 +189,12 @@ def test_memory_panel_legend_has_the_unit_and_the_total_clears_the_capacity_line
     assert box.x0 > line.get_xdata()[0] and box.x1 <= memory.get_xlim()[1]
 
 
-def test_serving_breakdown_is_in_ms_per_decode_step():
+def test_serving_breakdown_is_in_ms_per_engine_iteration():
     from dse.search.plots import RC, plot_breakdown
 
     row = _row(iteration_time_s=0.0658, time_compute_s=0.0613, exposed_tp_s=0.0045, itl_ms=65.8)
     with mpl.rc_context(RC):
         texts = _texts(plot_breakdown(row))
-    assert "time per decode step (ms)" in texts and " 65.8 ms" in texts
+    assert "mean time per engine iteration (ms)" in texts and " 65.8 ms" in texts
     with mpl.rc_context(RC):  # training keeps seconds per iteration
         assert "time per iteration (s)" in _texts(plot_breakdown(_row()))

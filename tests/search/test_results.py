@@ -77,6 +77,8 @@ def test_finalize_writes_csv_exports_and_the_constrained_front(results):
     assert counts == {"scored": len(df), "feasible": int(df["feasible"].sum()), "pareto": counts["pareto"]}
     configs = pd.read_csv(out / "configs.csv")
     assert len(configs) == len(df) and list(configs.columns) == list(df.columns)
+    # coded plan columns by name, for a spreadsheet
+    assert set(configs["recompute"]) <= {"none", "selective", "full"} and df["recompute"].dtype.kind == "f"
     front = pd.read_csv(out / "pareto.csv")
     assert len(front) == counts["pareto"] > 1
     assert list(front.columns) == list(df.columns)  # every column of the front rows

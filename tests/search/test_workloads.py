@@ -223,6 +223,8 @@ def test_dlrm_space_runs_end_to_end(mode, tmp_path):
     run = run_search(s, out_dir=tmp_path, mode=mode, progress=False, plots=mode == "exhaustive")
     df, front = _check_run(run, tmp_path)
     assert {"emb_sharding", "emb_planner", "samples_per_s", "samples_per_s_per_gpu"} <= set(df.columns)
+    from dse.costmodel.dlrm import SHARDING
+    assert set(front["emb_sharding"]) <= set(SHARDING) and set(front["emb_planner"]) <= {"cost", "memory"}
     if mode == "exhaustive":
         assert len(df) == run.report.space_size
         assert (tmp_path / "samples_per_s_vs_num_gpus.png").exists()
