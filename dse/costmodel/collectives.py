@@ -64,10 +64,10 @@ def allreduce_time(size, n, stride, net):
     cross = ring_allreduce_time(size / k, outer, net.so_bw, net.so_alpha)
     # inside one domain: a plain ring (with the tree's latency), not reduce-scatter + all-gather
     hierarchical = np.where(k >= n, ring_allreduce_time(size, n, net.nvl_bw, net.nvl_alpha), 2.0 * inner + cross)
-    if np.all(net.rails > 0):
-        return hierarchical
-    flat = ring_allreduce_time(size, n, net.so_bw, net.so_alpha)
-    return np.where((net.rails > 0) | (k >= n), hierarchical, flat)
+    if not np.all(net.rails > 0):
+        flat = ring_allreduce_time(size, n, net.so_bw, net.so_alpha)
+        hierarchical = np.where((net.rails > 0) | (k >= n), hierarchical, flat)
+    return np.where(size > 0, hierarchical, 0.0)  # no bytes (a dense model's experts): no call
 
 
 def allgather_time(size, n, stride, net):
@@ -81,7 +81,7 @@ def allgather_time(size, n, stride, net):
     inner = (k - 1.0) / k * size / net.nvl_bw
     outer = n / k
     cross = (outer - 1.0) / outer * (size / k) / net.so_bw  # zero when the group fits a domain
-    latency = (n - 1.0) * np.where(spans, net.so_alpha, net.nvl_alpha)
+    latency = np.where(size > 0, (n - 1.0) * np.where(spans, net.so_alpha, net.nvl_alpha), 0.0)  # no bytes: no call
     if np.all(net.rails > 0):
         return inner + cross + latency
     flat = (n - 1.0) / n * size / net.so_bw
@@ -95,7 +95,7 @@ def all_to_all_time(size, n, stride, net):
     intra = (k - 1.0) / np.maximum(n, 1.0) * size / net.nvl_bw
     inter = (n - k) / np.maximum(n, 1.0) * size / net.so_bw
     alpha = np.where(k < n, net.so_alpha, net.nvl_alpha)
-    return np.where(n > 1, np.maximum(intra, inter) + alpha, 0.0)
+    return np.where((n > 1) & (size > 0), np.maximum(intra, inter) + alpha, 0.0)
 
 
 def dedup_dispatch_time(token_bytes, top_k, n, stride, net, groups=0.0, top_groups=0.0):
@@ -120,7 +120,7 @@ def dedup_dispatch_time(token_bytes, top_k, n, stride, net, groups=0.0, top_grou
     inter = token_bytes * domains * (D - 1.0) / D / net.so_bw
     intra = token_bytes * top_k * (k_dom - 1.0) / k_dom / net.nvl_bw
     alpha = np.where(k_dom < n, net.so_alpha, net.nvl_alpha)
-    return np.where(n > 1, np.maximum(intra, inter) + alpha, 0.0)
+    return np.where((n > 1) & (token_bytes > 0), np.maximum(intra, inter) + alpha, 0.0)
 
 
 def p2p_time(size, same_domain, net):

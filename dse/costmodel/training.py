@@ -11,7 +11,8 @@ The model, per pipeline stage and microbatch, on two streams:
   backward = 2x forward (flash-attention backward 2.5x); full recompute re-runs the forward,
   selective recompute the modules the ``rc_*`` columns name (attention core by default).
 * communication stream: tensor-parallel all-reduces (or all-gather + reduce-scatter with
-  sequence parallelism), expert all-to-alls, the context-parallel K/V ring, pipeline
+  sequence parallelism, whose backward gathers the QKV and FC1 inputs again for their weight
+  gradients), collectives of no bytes (a dense model's expert groups) costing nothing, expert all-to-alls, the context-parallel K/V ring, pipeline
   point-to-point, FSDP/ZeRO-3 parameter gathers and gradient reduce-scatters, data-parallel
   gradient reduction. Which of them can hide behind compute is set per kind by the ``overlap_*``
   columns; a hidden collective still costs ``overlap_slowdown`` of its time on the compute stream
@@ -360,10 +361,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     )
     slow = c["overlap_slowdown"]
 
-    # tensor parallel: 2 all-reduces forward, 2 backward (AG + RS pairs with sp: same time)
+    # tensor parallel: 2 all-reduces forward, 2 backward (AG + RS pairs with sp: same time);
+    # with sp the QKV and FC1 inputs are kept as sequence shards and all-gathered again in the
+    # backward for their weight gradients (Korthikanti et al. 2022, sec. 4.2.2; Megatron-core and
+    # Transformer Engine re-gather them): two more all-gathers, one all-reduce's worth
     tp_one = coll.allreduce_time(T * h * act, t, 1.0, net)
     tp_f = 2.0 * tp_one
-    tp_b = 2.0 * tp_one + np.where(recompute == 2, 2.0 * tp_one, 0.0)
+    tp_b = np.where(sp, 3.0, 2.0) * tp_one + np.where(recompute == 2, 2.0 * tp_one, 0.0)
 
     # expert parallel: dispatch + combine all-to-alls forward, the same backward
     ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, t, net)
@@ -410,8 +414,12 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     ag_layer = coll.allgather_time(p_layer_rep * gather_bytes, sg, t, net) + coll.allgather_time(
         p_layer_exp * gather_bytes, esg, t * ep, net
     )
-    rs_layer = coll.allgather_time(p_layer_rep * c["grad_reduce_bytes"], sg, t, net) + coll.allgather_time(
-        p_layer_exp * c["grad_reduce_bytes"], esg, t * ep, net
+    # only trainable weights have gradients to reduce-scatter: none for a frozen layer, the
+    # adapters' for a LoRA one (a frozen layer's weights are still gathered for the data gradient)
+    grad_share = (L - f_last) / np.maximum(L, 1.0) * np.where(
+        lora, lora_params / np.maximum(p_layer_rep + p_layer_exp, 1.0), 1.0)
+    rs_layer = coll.allgather_time(grad_share * p_layer_rep * c["grad_reduce_bytes"], sg, t, net) + coll.allgather_time(
+        grad_share * p_layer_exp * c["grad_reduce_bytes"], esg, t * ep, net
     )
     fsdp_on = c["overlap_fsdp"]
     # weights kept gathered and gradients accumulated unsharded over the step's microbatches:
@@ -564,8 +572,11 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     param_sync = np.where((zero >= 1) & ~z3, ag, 0.0) * train_last
     dp_on = c["overlap_dp"] > 0
     min_exposed = 1.0 / np.maximum(Lb, 1.0)
-    bwd_window = Lb * (layer_b + comm_b_layer)
-    fwd_window = Lb * (layer_f + comm_f_layer)
+    # the data-parallel collectives run on the communication stream while the GPU computes or
+    # waits for the host to launch a MoE layer (its stall: 1/3 forward, 2/3 backward)
+    stall_b = host_stall * 2.0 * bwd_active / (1.0 + 2.0 * bwd_active)
+    bwd_window = Lb * (layer_b + comm_b_layer + stall_b)
+    fwd_window = Lb * (layer_f + comm_f_layer + host_stall - stall_b)
     grad_exp = np.where(dp_on, np.maximum(grad_sync - bwd_window, grad_sync * min_exposed), grad_sync)
     param_exp = np.where(dp_on, np.maximum(param_sync - fwd_window, param_sync * min_exposed), param_sync)
     dp_exposed = grad_exp + param_exp
@@ -649,7 +660,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         keep, copy_buf = kept(L_hi, f_second)
         act_second = keep * in_flight_second + copy_buf + working
     keep, copy_buf = kept(L_lo, f_last)
-    act_last = keep + copy_buf + working + logits
+    # the last stage: one microbatch in flight, or with virtual stages the (vpp - 1) pp + 1 chunks
+    # of L/vpp layers the interleaved schedule warms up (Megatron-core's warm-up count)
+    in_flight_last = np.where(vpp > 1, np.minimum((vpp - 1.0) * pp + 1.0, m * vpp) / vpp, 1.0)
+    act_last = keep * in_flight_last + copy_buf + working + logits
 
     buffers = (
         np.where(t > 1, 2.0 * T * h * act, 0.0)  # sequence-parallel gather / reduce buffers

@@ -195,3 +195,21 @@ def test_a_vit_may_train_with_dropout():
     plain, dropped = (dse.evaluate(s)["memory_activations_bytes"].iat[0] for s in (scenario, with_dropout))
     # two 1-byte masks per token and layer: 12 layers x 32 images x 197 tokens x 768 x 2
     assert dropped - plain == pytest.approx(12 * 32 * 197 * 768 * 2, rel=1e-9)
+
+
+def test_the_last_stage_keeps_the_interleaved_warm_up():
+    """With virtual stages the last rank warms up (vpp - 1) pp + 1 chunks of L/vpp layers
+    (Megatron-core's schedule), not one microbatch: Llama-3-8B at 8,192 tokens, pp 2, vpp 16,
+    keeps 31/16 microbatches' activations on the last stage beside the logits, which makes it
+    the stage with the memory peak (the first holds 2 (1 + 1/32) microbatches but no logits)."""
+    import dse
+
+    def peak(vpp):
+        return dse.evaluate({"model": {"preset": "llama3-8b", "seq_len": 8192},
+                             "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 16},
+                             "parallel": {"tp": 1, "pp": 2, "vpp": vpp, "dp": 8, "zero": 1, "microbatch": 1,
+                                          "global_batch": 32}}).iloc[0]
+
+    one, interleaved = peak(1), peak(16)
+    assert one["memory_peak_stage"] == 0 and interleaved["memory_peak_stage"] == 2
+    assert interleaved["memory_per_gpu_bytes"] > one["memory_per_gpu_bytes"]

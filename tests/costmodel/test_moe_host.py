@@ -101,3 +101,17 @@ def test_a_batch_mixing_host_bound_and_other_rows_scores_each_as_alone():
     for i, r in enumerate(rows):
         alone = evaluate_training({k: np.array([r.get(k, 0.0)]) for k in keys})["iteration_time_s"][0]
         assert together[i] == pytest.approx(alone, rel=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(faster=st.floats(1.05, 3.0), layer_us=st.floats(0.0, 20_000.0), expert_us=st.floats(0.0, 2_000.0),
+       ep=st.sampled_from([1, 2, 8]), zero=st.sampled_from([1, 2]))
+def test_more_compute_is_never_slower_with_a_host_stall(faster, layer_us, expert_us, ep, zero):
+    """A faster GPU waits longer for the host's MoE launches, but the data-parallel collectives
+    run on their stream while it waits: more peak FLOP/s never lengthens the step (it did when
+    the stall was left out of their overlap window)."""
+    c = {**cols(ep=ep, num_gpus=16, global_batch=32), "zero": float(zero),
+         "moe_host_layer": layer_us * 1e-6, "moe_host_expert": expert_us * 1e-6}
+    base = one(c)
+    quick = one({**c, "peak_flops": c["peak_flops"] * faster, "peak_flops_16": c["peak_flops_16"] * faster})
+    assert quick["iteration_time_s"] <= base["iteration_time_s"] * (1 + 1e-9)
