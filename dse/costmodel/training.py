@@ -12,7 +12,7 @@ The model, per pipeline stage and microbatch, on two streams:
   selective recompute the modules the ``rc_*`` columns name (attention core by default).
 * communication stream: tensor-parallel all-reduces (or all-gather + reduce-scatter with
   sequence parallelism, whose backward gathers the QKV and FC1 inputs again for their weight
-  gradients), collectives of no bytes (a dense model's expert groups) costing nothing, expert all-to-alls, the context-parallel K/V ring, pipeline
+  gradients, under the input-gradient GEMMs), collectives of no bytes (a dense model's expert groups) costing nothing, expert all-to-alls, the context-parallel K/V ring, pipeline
   point-to-point, FSDP/ZeRO-3 parameter gathers and gradient reduce-scatters, data-parallel
   gradient reduction. Which of them can hide behind compute is set per kind by the ``overlap_*``
   columns; a hidden collective still costs ``overlap_slowdown`` of its time on the compute stream
@@ -363,11 +363,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     # tensor parallel: 2 all-reduces forward, 2 backward (AG + RS pairs with sp: same time);
     # with sp the QKV and FC1 inputs are kept as sequence shards and all-gathered again in the
-    # backward for their weight gradients (Korthikanti et al. 2022, sec. 4.2.2; Megatron-core and
-    # Transformer Engine re-gather them): two more all-gathers, one all-reduce's worth
+    # backward for their weight gradients (Korthikanti et al. 2022, sec. 4.2.2): two more
+    # all-gathers, one all-reduce's worth, which Megatron-core and Transformer Engine launch
+    # asynchronously under the input-gradient GEMMs (hidden unless they are shorter)
     tp_one = coll.allreduce_time(T * h * act, t, 1.0, net)
     tp_f = 2.0 * tp_one
-    tp_b = np.where(sp, 3.0, 2.0) * tp_one + np.where(recompute == 2, 2.0 * tp_one, 0.0)
+    tp_b = 2.0 * tp_one + np.where(recompute == 2, 2.0 * tp_one, 0.0)
+    regather = np.where(sp & (t > 1), tp_one, 0.0)
 
     # expert parallel: dispatch + combine all-to-alls forward, the same backward
     ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, t, net)
@@ -444,7 +446,11 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         (ep_b, np.where(cross, layer_b, moe_frac * moe_ffn_b), ep_on),
         (cp_b, attn_b, cp_on),
         (fsdp_b, layer_b, fsdp_on),
+        (regather * bwd_active, 0.5 * (proj_b + ffn_b), 1.0),  # under the input-gradient GEMMs
     ])
+    # the re-gathers are tensor-parallel traffic
+    bwd_exposed = [bwd_exposed[0] + bwd_exposed[4], *bwd_exposed[1:4]]
+    bwd_hidden = [bwd_hidden[0] + bwd_hidden[4], *bwd_hidden[1:4]]
     # a MoE layer whose dispatch reads the routed-token counts on the host (a device-to-host sync
     # every layer) cannot be launched ahead of the GPU: the host's launch time of the layer's
     # forward and backward, H = moe_host_layer + moe_host_expert per local expert (TE's grouped
