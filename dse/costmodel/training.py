@@ -538,9 +538,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     bubble = (pp - 1.0) * np.minimum(chunk, 1.0) * step_mean
     pipeline = m * step_last + bubble + pp_exposed
 
-    # data-parallel gradient reduction (ZeRO 0-2) once per iteration, overlapped with the last
-    # microbatch's backward; ZeRO-1/2 also all-gather the updated weights (under the next
-    # forward). At least the last layer's bucket stays exposed.
+    # data-parallel gradient reduction (ZeRO 0-1) once per iteration, overlapped with the last
+    # microbatch's backward (ZeRO-2: every microbatch's, below); ZeRO-1/2 also all-gather the
+    # updated weights (under the next forward). At least the last layer's bucket stays exposed.
     # input side: an embedding table (vocab-parallel) or a replicated input projection (ViT)
     emb_in = np.where(k_in > 0, k_in * h, V * h / t)
     head_p = V * h / t
@@ -587,6 +587,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     param_exp = np.where(dp_on, np.maximum(param_sync - fwd_window, param_sync * min_exposed), param_sync)
     dp_exposed = grad_exp + param_exp
     dp_hidden = grad_sync + param_sync - dp_exposed
+    # ZeRO-2 keeps only its gradient shard, so it cannot accumulate a step's microbatches
+    # unreduced: every microbatch reduce-scatters its gradients (DeepSpeed stage 2), each under
+    # that microbatch's backward; the last one is grad_sync above
+    z2_rs = np.where((zero == 2) & (m > 1), rs * train_last, 0.0)
+    z2_exp = np.where(dp_on, np.maximum(z2_rs - bwd_window, z2_rs * min_exposed), z2_rs)
+    dp_exposed = dp_exposed + (m - 1.0) * z2_exp
+    dp_hidden = dp_hidden + (m - 1.0) * (z2_rs - z2_exp)
 
     # optimizer step: HBM-bound pass over the locally updated parameters
     p_gpu = p_stage_rep + p_stage_exp

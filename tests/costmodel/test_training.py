@@ -496,3 +496,24 @@ def test_sequence_parallel_backward_gathers_the_inputs_again():
     (exp_sp, hid_sp), (exp_no, hid_no) = tp(True), tp(False)
     assert hid_no == 0.0 and exp_sp == pytest.approx(exp_no, rel=1e-9)
     assert exp_sp + hid_sp == pytest.approx(1.25 * exp_no, rel=1e-9)
+
+
+def test_zero2_reduce_scatters_every_microbatch():
+    """ZeRO-2 keeps only its gradient shard, so each of a step's m microbatches reduce-scatters its
+    gradients (DeepSpeed stage 2): m - 1 more than ZeRO-1, which accumulates them whole. At one
+    microbatch the two communicate alike; at eight ZeRO-2 moves 7 more reduce-scatters."""
+    import dse
+
+    def dp(zero, global_batch):
+        r = dse.evaluate({"model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
+                          "parallel": {"tp": 1, "pp": 1, "zero": zero, "microbatch": 1,
+                                       "global_batch": global_batch}}).iloc[0]
+        return r["exposed_dp_s"] + r["overlapped_dp_s"], r["iteration_time_s"]
+
+    assert dp(2, 64) == pytest.approx(dp(1, 64), rel=1e-12)
+    (z1, t1), (z2, t2) = dp(1, 512), dp(2, 512)
+    assert z2 > z1 and t2 > t1
+    (z1_one, _), (z2_one, _) = dp(1, 64), dp(2, 64)
+    # the extra traffic is 7 reduce-scatters: ZeRO-1's step traffic is one reduce-scatter and one
+    # all-gather of the same bytes (at 2-byte gradients and weights: the same time)
+    assert z2 - z1 == pytest.approx(7 * z1_one / 2, rel=1e-6)
