@@ -25,7 +25,7 @@ DLRM / _MoE / _Transformer        ``DLRMSpec``: ``num_tables`` x {rows ``entries
                                   [``mlp_dim``] x ``num_bot_mlp_layers`` / ``num_top_mlp_layers``;
                                   dense_features = ``mlp_dim``; interaction concat (none); moe {experts,
                                   top_k}; transformer {layers, heads, hidden, ffn_hidden, seq_len}
-``bytes_per_emb_param`` (DLRM)    ``training.dlrm.emb_dtype``: 4 -> fp32, 2 -> fp16
+``bytes_per_emb_param`` (DLRM)    ``training.dlrm.emb_dtype``: 4 -> fp32, 2 -> fp16, 1 -> int8
 ViT                               ``ViTSpec``: layers, hidden = ``attention_dim``, heads,
                                   ffn_hidden = ``transformer_fc_dim``, patch = ``patch_dim``,
                                   image_size
@@ -112,7 +112,7 @@ REQUIRED_MODEL_KEYS = {
 }
 PRECISION_OF_BYTES = {4: "fp32", 2: "fp16", 1: "fp8"}
 #: bytes_per_emb_param -> training.dlrm.emb_dtype (DLRM embedding storage).
-EMB_DTYPES = {4: "fp32", 2: "fp16"}
+EMB_DTYPES = {4: "fp32", 2: "fp16", 1: "int8"}
 #: dse's order of parallel levels, innermost first (tp inside the NVLink domain, pp outermost).
 _LEVEL_RANK = {"tp": 0, "ddp": 1, "fsdp": 1, "pp": 2}
 

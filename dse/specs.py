@@ -405,18 +405,19 @@ class DLRMTrainingSpec(Spec):
 
     ``emb_dtype``: storage dtype of the tables, also the dtype the pooled vectors are exchanged
     in (frameworks cast to the compute dtype after the all-to-all) unless ``exchange_dtype``
-    says otherwise; ``emb_placement``: how the
+    says otherwise (fp32: 4 bytes, fp16/bf16: 2, fp8/int8: 1, e.g. TorchRec's quantized
+    inference tables; a row's scale is not counted); ``emb_placement``: how the
     table-wise planner balances the tables over GPUs (by lookup + all-to-all cost, or by bytes as
     Merlin Distributed Embeddings' ``memory_balanced``; a cost-balanced plan that does not fit is
     re-planned by bytes); ``optimizer``: of the embeddings and the dense layers (null = SGD for a
     dot-interaction DLRM, Adagrad for DCN-v2, as the MLPerf references train them).
     """
 
-    emb_dtype: Literal["fp32", "fp16"] = "fp32"
+    emb_dtype: Literal["fp32", "fp16", "bf16", "fp8", "int8"] = "fp32"
     #: dtype of the pooled vectors and their gradients that the embeddings write, read and
     #: exchange, when it differs from the tables' (HugeCTR's embedding collection under mixed
     #: precision: fp16 vectors of fp32 tables); None = emb_dtype
-    exchange_dtype: Literal["fp32", "fp16"] | None = None
+    exchange_dtype: Literal["fp32", "fp16", "bf16", "fp8", "int8"] | None = None
     emb_placement: Literal["cost_balanced", "memory_balanced"] = "cost_balanced"
     optimizer: Literal["sgd", "adagrad", "rowwise_adagrad", "adam"] | None = None
 

@@ -109,7 +109,7 @@ def test_training_dlrm_block_sets_the_embedding_software():
     df = dse.evaluate([small(parallel={"emb_sharding": None}, training=sw)])
     assert df["emb_bytes"][0] == 2.0 and df["emb_planner"][0] == 1.0
     with pytest.raises(dse.InputError, match=r"training\.dlrm\.emb_dtype"):
-        dse.load_scenario(small(training={"dlrm": {"emb_dtype": "fp8"}}))
+        dse.load_scenario(small(training={"dlrm": {"emb_dtype": "fp4"}}))
 
 
 def test_fp16_exchange_of_fp32_tables_halves_the_exchanged_bytes_only():
@@ -227,3 +227,22 @@ def test_madmax_dlrm_a_comparison_runs():
     assert [t for _, t in steps[:4]] == sorted([t for _, t in steps[:4]], reverse=True)
     assert steps[-1][1] < steps[0][1] / 2  # MAD-Max's communication accounting explains most of the gap
     assert any(name == "iteration" for name, _, _ in table)
+
+
+def test_table_dtypes_set_the_bytes_per_element():
+    """fp32 tables 4 bytes an element, fp16/bf16 2, fp8/int8 1 (quantized inference tables): the
+    gathered bytes and the table memory scale with it."""
+    import dse
+
+    def row(dtype):
+        return dse.evaluate({"workload": "inference", "precision": "bf16",
+                             "model": {"name": "d", "family": "dlrm", "dense_features": 13,
+                                       "tables": [{"rows": 1_000_000, "dim": 128, "pooling": 4}] * 8,
+                                       "bottom_mlp": [256, 128], "top_mlp": [256, 1], "interaction": "dot"},
+                             "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+                             "parallel": {"emb_sharding": "table", "microbatch": 1024},
+                             "training": {"dlrm": {"emb_dtype": dtype}}}).iloc[0]
+
+    tables = {d: row(d)["memory_embeddings_bytes"] for d in ("fp32", "bf16", "fp8", "int8")}
+    assert tables["fp32"] == pytest.approx(2 * tables["bf16"]) == pytest.approx(4 * tables["fp8"])
+    assert tables["fp8"] == tables["int8"]

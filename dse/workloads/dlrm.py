@@ -51,7 +51,7 @@ DLRM_CALIBRATION = {
     "dlrm_hybrid_zipf": 1.05,
 }
 #: Bytes per stored (and exchanged) embedding element of ``training.dlrm.emb_dtype``.
-EMB_BYTES = {"fp32": 4.0, "fp16": 2.0}
+EMB_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
 #: ``emb_planner`` codes of ``training.dlrm.emb_placement``.
 EMB_PLACEMENT = {"cost_balanced": 0.0, "memory_balanced": 1.0}
 #: Candidates scored when ``emb_sharding`` is not stated.
