@@ -190,7 +190,7 @@ def _table_with(**changes):
 
 
 @pytest.mark.parametrize("changes, field, words", [
-    ({"training": {"dlrm": {"emb_dtype": "fp8"}}}, "[0].training.dlrm.emb_dtype", "allowed: 'fp32' or 'fp16'"),
+    ({"training": {"dlrm": {"emb_dtype": "fp4"}}}, "[0].training.dlrm.emb_dtype", "allowed: 'fp32', 'fp16', 'bf16', 'fp8' or 'int8'"),
     ({"training": {"dlrm": {"emb_placement": "random"}}}, "[0].training.dlrm.emb_placement", "allowed"),
     ({"training": {"dlrm": {"optimiser": "adam"}}}, "[0].training.dlrm.optimiser", "unknown key"),
     ({"cluster": {"rail_optimized": "no"}}, "[0].cluster.rail_optimized", "boolean"),

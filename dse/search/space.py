@@ -414,7 +414,8 @@ class ConstraintsSpec(Spec):
 
     ``max_gpus`` caps the GPU counts; ``min_tokens_per_s`` is in tokens/s (LLM training and
     serving); ``max_memory_fraction`` is the fraction of HBM capacity a configuration may use
-    (0-1]. Serving only: ``max_itl_ms`` (time per output token) and ``max_ttft_ms`` (time to
+    (0-1]; a serving engine fills the memory with its KV cache by design, so for serving bound
+    the engine's own share instead (``scenario.inference.gpu_memory_utilization``). Serving only: ``max_itl_ms`` (time per output token) and ``max_ttft_ms`` (time to
     first token), in ms. DLRM only: ``min_samples_per_s``."""
 
     max_gpus: PositiveInt | None = None
