@@ -500,17 +500,14 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         return qkv, out, dense_ffn, moe_ffn, experts
 
     # ------------------------------------------------------------------ one pipeline stage
-    def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True, lone=False):
+    def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True):
         """Time of one stage over one microbatch iteration, and its parts.
 
         n_dec decoding sequences (each attends to ``ctx`` cached tokens), n_pre prompt tokens
         whose causal attention costs ``pre_attn_flops`` per layer (whole model, divided by t
         here), n_out sequences emitting through the LM head. With speculative decoding (``spec``)
         every decoding sequence runs 1 + k tokens through the target and k draft steps
-        before. ``lone``: fewer microbatches in flight than stages, so an iteration is one
-        microbatch's trip through the p stages and the last stage's LM head and the engine's
-        overhead count once in it, not once per stage (they are 1/p of each stage's share, so
-        that p stage times still make the iteration). Returns a dict of arrays.
+        before. Returns a dict of arrays (:func:`pipelined` makes p of them one iteration).
         """
         q = q_tok if (spec and any_spec) else 1.0
         M = q * n_dec + n_pre
@@ -553,11 +550,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         head = gemm(n_logit, h, V / t, wbytes=hb, rate=mm16_rate)
         logits = n_logit * V * LOGIT_BYTES
         head = head + LOGIT_PASSES * logits / hbm + coll.allgather_time(logits, t, 1.0, net)
-        once = np.where(lone, 1.0 / p, 1.0)  # the head and the overhead per stage share
-        head = head * once
 
         p2p = np.where(p > 1, coll.p2p_time(M * h * ab, t * p <= c["nvlink_domain"], net), 0.0)
-        overhead = (c["step_overhead"] + c["seq_overhead"] * n_out) * once
+        overhead = c["step_overhead"] + c["seq_overhead"] * n_out
         compute = gemms + attn_t + elem_t + head + overhead
         total = compute + tp_t + ep_t + p2p
         parts = {"total": total, "compute": compute, "gemm": gemms, "attention": attn_t,
@@ -572,7 +567,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             # k draft steps before the verification, one token per decoding sequence each:
             # draft_layers layers of the target's shape and the LM head (counted in the ops they
             # are: GEMMs, KV reads, elementwise, collectives, head); none without decodes
-            one = stage(n_dec, 0.0, n_dec, 0.0, ctx, spec=False, lone=lone)
+            one = stage(n_dec, 0.0, n_dec, 0.0, ctx, spec=False)
             per_layer = np.where(n_dec > 0, nspec * c["draft_layers"] / L, 0.0)
             heads = np.where(n_dec > 0, nspec, 0.0)
             for op in ("qkv", "out", "ffn", "attn_dec", "elem", "tp", "ep", "gemm", "attention", "pooled"):
@@ -584,6 +579,24 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             parts["compute"] = parts["compute"] + extra_compute
             parts["total"] = parts["total"] + extra_compute + per_layer * (one["tp"] + one["ep"])
         return parts
+
+    def pipelined(parts, m):
+        """``parts`` of a stage whose p copies make one iteration of m microbatches in flight:
+        the period is the longer of one microbatch's trip through the p stages (the LM head and
+        the engine overhead once) and the last stage's m passes (each with its head), so the
+        head and overhead keep a share g of each stage's in [1/p, 1] (1 once m = p)."""
+        if np.all(p <= 1):
+            return parts
+        ho = parts["head"] + parts["overhead"]
+        layers = parts["total"] - ho
+        period = np.maximum(p * layers + ho, m * parts["total"])
+        g = np.where(ho > 0, np.clip((period - p * layers) / np.maximum(p * ho, 1e-300), 0.0, 1.0), 1.0)
+        cut = (1.0 - g) * ho  # per stage
+        out = dict(parts)
+        out["head"], out["overhead"] = parts["head"] * g, parts["overhead"] * g
+        for key in ("other", "compute", "total"):
+            out[key] = parts[key] - cut
+        return out
 
     # ------------------------------------------------------------------ memory per GPU
     attn_w = h * (a_loc + 2.0 * g_loc) * d + a_loc * d * h
@@ -676,7 +689,6 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         phi)."""
         m = np.minimum(p, B)
         b = B / m
-        lone = m < p - 1e-9  # fewer microbatches than stages: a trip through the pipeline
         # a decode instance: every sequence decodes every iteration, no prompt comes in
         n_dec = np.where(decode_only, b, b * (O_it - 1.0) / O_it)
         n_pre = np.where(decode_only, 0.0, b * I / O_it)
@@ -687,8 +699,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # (n_pre a iteration on average, at least one whole prompt), chunked at the room left
         chunk = np.minimum(room, np.maximum(I, n_pre))
         phi = np.clip(n_pre / chunk, 0.0, 1.0)
-        mix = stage(n_dec, chunk, b, chunk * keys_pre * core_key, keys_dec, lone=lone)
-        dec = stage(n_dec, 0.0, b, 0.0, keys_dec, lone=lone)
+        mix = pipelined(stage(n_dec, chunk, b, chunk * keys_pre * core_key, keys_dec), m)
+        dec = pipelined(stage(n_dec, 0.0, b, 0.0, keys_dec), m)
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
         # attention data parallelism (experts pooled over R replicas): every MoE layer's dispatch
         # waits for the slowest rank, so a replica's own work (attention, projections, dense and
@@ -738,8 +750,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         B_dec = np.where(fixed & ~prefill_only, np.minimum(B, np.maximum(b_tok, 1.0)), B)
         s, mix, chunk, b, load, phi = iteration(B_dec)
         itl = p * s["total"]
-        lone = np.minimum(p, B_dec) < p - 1e-9
-        dec_s = stage(b, 0.0, b, 0.0, keys_dec, lone=lone)
+        m_dec = np.minimum(p, B_dec)
+        dec_s = pipelined(stage(b, 0.0, b, 0.0, keys_dec), m_dec)
         chunks = np.ceil(I / chunk - 1e-9)  # iterations a prompt's chunks take
         ttft = chunks * p * mix["total"]
         if np.any(online):
@@ -748,7 +760,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             # alongside the decodes of the batch, not in the full engine's steady-state chunks
             n_dec = b * (O_it - 1.0) / O_it
             c_on = np.clip(c["max_num_tokens"] - q_tok * n_dec, 1.0, I)
-            pre_on = stage(n_dec, c_on, b, c_on * keys_pre * core_key, keys_dec, lone=lone)
+            pre_on = pipelined(stage(n_dec, c_on, b, c_on * keys_pre * core_key, keys_dec), m_dec)
             ttft_on = 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
             ttft = np.where(online & ~saturated, ttft_on, ttft)
         # clients (a concurrency or an offered rate): prompts that arrive while others are being
@@ -759,7 +771,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         clients = ((c["concurrency"] > 0) | online) & ~saturated
         ttft = np.where(clients, ttft / (1.0 - np.clip(load, 0.0, 0.9)), ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
-        prefill = np.ceil(I / solo) * p * stage(0.0, solo, 1.0, solo * keys_pre * core_key, I, lone=p > 1)["total"]
+        prefill = np.ceil(I / solo) * p * pipelined(stage(0.0, solo, 1.0, solo * keys_pre * core_key, I), 1.0)["total"]
         # a decode instance: a request's first token came from the prefill instance; its first
         # decode token waits one iteration
         ttft = np.where(decode_only, itl, ttft)

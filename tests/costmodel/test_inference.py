@@ -637,3 +637,16 @@ def test_one_sequence_through_a_pipeline_pays_the_head_and_overhead_once(pp):
     one, piped = row(1), row(pp)
     assert piped["exposed_pp_s"] > 0
     assert piped["itl_ms"] - piped["exposed_pp_s"] * 1e3 == pytest.approx(one["itl_ms"], rel=1e-9)
+
+
+@pytest.mark.parametrize("model", ["mpt-1b", "llama3.1-8b"])
+def test_a_larger_batch_through_a_pipeline_never_serves_less(model):
+    """Below pp microbatches the iteration is the longer of one microbatch's trip (the LM head
+    and engine overhead once) and the last stage's m passes (each with its head): continuous at
+    m = pp, so throughput never drops as the batch grows (batch 7 out-served 8 at pp 8 when the
+    head counted once whatever m)."""
+    rates = [dse.evaluate({"workload": "inference", "precision": "bf16", "model": model,
+                           "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 1, "pp": 8},
+                           "inference": {"input_len": 100, "output_len": 1000, "batch": b}}).iloc[0]["tokens_per_s"]
+             for b in (1, 2, 4, 6, 7, 8, 9, 12, 16)]
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:])), rates
