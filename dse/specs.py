@@ -405,8 +405,9 @@ class DLRMTrainingSpec(Spec):
 
     ``emb_dtype``: storage dtype of the tables, also the dtype the pooled vectors are exchanged
     in (frameworks cast to the compute dtype after the all-to-all) unless ``exchange_dtype``
-    says otherwise (fp32: 4 bytes, fp16/bf16: 2, fp8/int8: 1, e.g. TorchRec's quantized
-    inference tables; a row's scale is not counted); ``emb_placement``: how the
+    says otherwise (fp32: 4 bytes, fp16/bf16: 2, fp8/int8: 1, quantized inference tables as
+    TorchRec's, whose pooled vectors come out dequantized, 16-bit unless ``exchange_dtype``
+    says otherwise; a row's scale is not counted); ``emb_placement``: how the
     table-wise planner balances the tables over GPUs (by lookup + all-to-all cost, or by bytes as
     Merlin Distributed Embeddings' ``memory_balanced``; a cost-balanced plan that does not fit is
     re-planned by bytes); ``optimizer``: of the embeddings and the dense layers (null = SGD for a
@@ -645,6 +646,12 @@ class Scenario(Spec):
             raise FieldValueError("finetune", f"a finetune block describes fine-tuning (workload: finetune); "
                                   f"this scenario's workload is {self.workload}: drop the finetune block or "
                                   "set workload: finetune")
+        quantized = self.training.dlrm.emb_dtype in ("fp8", "int8")
+        if quantized and self.workload != "inference" and getattr(self.model, "family", None) == "dlrm":
+            raise FieldValueError("training.dlrm.emb_dtype",
+                                  f"training.dlrm.emb_dtype {self.training.dlrm.emb_dtype} stores quantized "
+                                  f"tables, which serve (workload: inference) but do not train; for "
+                                  f"workload {self.workload} allowed: fp32, fp16 or bf16")
         if self.training.fsdp_unsharded_accumulation and self.parallel.zero != 3:
             raise FieldValueError("training.fsdp_unsharded_accumulation",
                                   f"training.fsdp_unsharded_accumulation describes FSDP (parallel.zero 3); "

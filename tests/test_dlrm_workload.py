@@ -246,3 +246,12 @@ def test_table_dtypes_set_the_bytes_per_element():
     tables = {d: row(d)["memory_embeddings_bytes"] for d in ("fp32", "bf16", "fp8", "int8")}
     assert tables["fp32"] == pytest.approx(2 * tables["bf16"]) == pytest.approx(4 * tables["fp8"])
     assert tables["fp8"] == tables["int8"]
+    # quantized tables pool into dequantized 16-bit vectors: the all-to-all of bf16 tables
+    assert row("int8")["emb_exchange_bytes_per_gpu"] == pytest.approx(row("bf16")["emb_exchange_bytes_per_gpu"])
+    # and they do not train
+    with pytest.raises(dse.InputError, match=r"training\.dlrm\.emb_dtype.*do not train"):
+        dse.load_scenario({"workload": "train", "model": {"name": "d", "family": "dlrm", "dense_features": 13,
+                           "tables": [{"rows": 1000, "dim": 16, "pooling": 1}], "bottom_mlp": [16],
+                           "top_mlp": [16, 1], "interaction": "dot"},
+                           "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+                           "training": {"dlrm": {"emb_dtype": "int8"}}})

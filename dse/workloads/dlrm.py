@@ -114,7 +114,9 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
         "ep": p.ep,
         "act_bytes": act,
         "emb_bytes": EMB_BYTES[sw.emb_dtype],
-        "exchange_bytes": EMB_BYTES[sw.exchange_dtype] if sw.exchange_dtype else 0.0,
+        # quantized tables pool into dequantized (16-bit) vectors unless the exchange is stated
+        "exchange_bytes": (EMB_BYTES[sw.exchange_dtype] if sw.exchange_dtype
+                           else 2.0 if EMB_BYTES[sw.emb_dtype] < 2.0 else 0.0),
         "grad_bytes": act,
         "emb_optimizer": opt,
         "dense_optimizer": opt,
