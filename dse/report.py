@@ -45,17 +45,19 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes"
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
                 "prefill_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "input_len", "output_len", "spec_tokens", "spec_acceptance",
                 "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
-                "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate")
+                "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate", "batch_running")
 #: Serving: bytes per linear-layer weight -> the format's name
 WEIGHT_FORMATS = {4.0: "32-bit", 2.0: "16-bit", 1.0: "FP8", 9.0 / 16.0: "NVFP4", 17.0 / 32.0: "MXFP4",
                   0.5 + 2.0 / 128.0: "INT4"}
 SERVING_MEMORY_PARTS = {"kv_cache": "memory_kv_cache_bytes", "left unused by the engine's rule": "memory_engine_free_bytes"}
 #: Serving: the parts of one decode step (ITL) and of one chunk iteration, evaluate columns
 #: (they add up to ``iteration_time_s``; the serving model overlaps no collective).
+#: The serving time part of attention-DP ranks waiting for one that runs a prompt chunk.
+ADP_WAIT = "waiting for other attention-DP ranks' prompt chunks"
 SERVING_TIME_PARTS = {"GEMMs": "time_gemm_s", "attention": "time_attention_s",
                       "elementwise, LM head, engine overhead": "time_other_s",
                       "tp all-reduce": "exposed_tp_s", "expert all-to-all": "exposed_ep_s",
-                      "waiting for other attention-DP ranks' prompt chunks": "time_adp_wait_s",
+                      ADP_WAIT: "time_adp_wait_s",
                       "pipeline send": "exposed_pp_s", "power limit (slowed clocks)": "time_power_cap_s"}
 #: DLRM rows (kinds dlrm_train, dlrm_inference): headline metrics, the parts of one step
 #: (they add up to ``iteration_time_s``) with the hidden part of each collective, and memory.
@@ -318,17 +320,19 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         ttft, itl = serving.get("ttft_ms"), serving.get("itl_ms")
         one_iteration = ttft is not None and itl is not None and abs(ttft - itl) <= 1e-9 * max(itl, 1e-12)
         offline = not (serving.get("concurrency") or 0) > 0 and not (serving.get("request_rate") or 0) > 0
+        batch, running = serving.get("batch"), serving.get("batch_running")
+        waits = batch is not None and running is not None and batch > running + 1e-9
         ttft_note = [("one iteration (the prompt fits one iteration's token budget)" if one_iteration else ""),
-                     ("the service time in a full engine, not the wait in an offline run's queue" if offline else "")]
+                     ("with the wait for room in the token budget" if waits else
+                      "the service time in a full engine, not the wait in an offline run's queue" if offline else "")]
         ttft_note = "; ".join(n for n in ttft_note if n)
         perf.add_row("time to first token (TTFT)", f"{fmt(ttft)} ms" + (f": {ttft_note}" if ttft_note else ""))
         perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
         perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
-        batch, most = serving.get("batch"), serving.get("batch_max")
-        over = batch is not None and most is not None and batch > most + 1e-9 and rec["feasible"]
+        most = serving.get("batch_max")
         perf.add_row("batch per replica (the largest an offline engine runs: memory, token budget)",
-                     f"{fmt(batch)} ({fmt(most)})" + (": the token budget lets only that many decode at once; "
-                                                       "the rest wait, in TTFT" if over else ""))
+                     f"{fmt(batch)} ({fmt(most)})" + (f": the token budget lets {fmt(running)} decode at once; "
+                                                       "the rest wait, in TTFT" if waits and rec["feasible"] else ""))
         perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
         perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
@@ -399,8 +403,10 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         share, chunk_s, dec_s = (serving.get(k) for k in ("chunk_share", "chunk_iteration_s", "decode_step_s"))
         if share is not None and 0.0 < share < 1.0 and chunk_s and dec_s:
             console.print(Text(f"{fmt(dec_s * 1e3)} ms a decode-only step, {fmt(chunk_s * 1e3)} ms one that carries a "
-                               f"prompt chunk ({100 * share:.3g} % of the iterations): a bound on the mean ITL "
-                               "is not one on the slowest token", style="dim"))
+                               f"prompt chunk ({100 * share:.3g} % of the iterations"
+                               + ("; other attention-DP ranks' chunks hold up more of them, the waiting row"
+                                  if (serving["decode_step_parts_s"].get(ADP_WAIT) or 0) > 0 else "")
+                               + "): a bound on the mean ITL is not one on the slowest token", style="dim"))
         return
     times = rec["breakdown"]["time_s"]
     tt = Table(title="Time per iteration", title_justify="left", box=None, padding=(0, 2))

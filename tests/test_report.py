@@ -74,7 +74,8 @@ def test_a_fixed_batch_above_what_the_token_budget_runs_waits_and_says_so():
                                   max_num_tokens=512))
     most = rec["serving"]["batch_max"]
     assert rec["feasible"] and rec["serving"]["batch"] == 400 > most == 512 * 50 // 250
-    assert "the token budget lets only that many decode at once;" in text and "the rest wait, in TTFT" in text
+    assert "the token budget lets 102 decode at once;" in text and "wait, in TTFT" in text
+    assert "with the wait for room in the token budget" in text and rec["serving"]["batch_running"] == most
     cap, _ = rendered(_serving("H100-SXM-80GB", "fp8", batch=int(most), input_len=200, output_len=50,
                                max_num_tokens=512))
     assert rec["tokens_per_s"] == pytest.approx(cap["tokens_per_s"], rel=1e-12)

@@ -884,6 +884,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "chunk_share": np.where(decode_only | prefill_only, np.where(prefill_only, 1.0, 0.0), phi) + zero,
         "prefill_time_s": prefill,
         "batch": B,
+        "batch_running": B_dec + zero,  # sequences that decode each iteration (the rest wait)
         "batch_max": np.maximum(cap, 0.0) + zero,
         "microbatches": np.minimum(p, B),
         "kv_cache_bytes": kv_cache,
