@@ -366,11 +366,11 @@ def dlrm_schedule(row: dict[str, float], interaction: str = "interaction") -> li
     t = run([("top MLP backward", "gemm", g["top_b"]),
              (f"{interaction} backward", "interaction", g["inter_b"]),
              ("bottom MLP backward", "gemm", g["bot_b"]),
+             ("fsdp gather + reduce-scatter (exposed)", "fsdp", g["fsdp_b_exposed"]),
              ("embedding gradient all-to-all (exposed)", "a2a", g["a2a_b_exposed"]),
              ("sparse embedding update", "embedding", g["emb_b"]),
              ("dp gradient all-reduce (exposed)", "dp", g["dp_b_exposed"]),
              ("embedding gradient all-reduce (exposed)", "emb_ar", g["emb_ar_b_exposed"]),
-             ("fsdp gather + reduce-scatter (exposed)", "fsdp", g["fsdp_b_exposed"]),
              ("tp all-reduces backward", "tp", g["tp_b"]),
              ("expert all-to-alls backward (MoE)", "ep", g["moe_b"]),
              ("dense optimizer step", "optimizer", g["opt"])], t1, "backward")

@@ -1017,26 +1017,32 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     # interaction's backward (the top MLP's without an all-to-all) to the optimizer step
     bwd_window = inter_b + bot_b + emb_b
     comp_b = np.where(train, top_b + inter_b + bot_b + emb_b + dense_opt + tp_b + moe_a2a_b, 0.0)
+    # FSDP's gathers hold the stream first: the all-to-all starts after them, so only the part
+    # of the bottom MLP's backward that follows can hide it
+    fsdp_delay = np.where(on_dp > 0, np.maximum(fsdp_b - (top_b + inter_b), 0.0), 0.0)
     bwd_time, bwd_exp, bwd_hid = two_stream_layer(comp_b, [
-        (emb_comm_b, bot_b, on_a2a),
+        (emb_comm_b, np.maximum(bot_b - fsdp_delay, 0.0), on_a2a),
         (dp_ar, bwd_window, on_dp),
         (rep_ar + xnode, bwd_window, on_dp),
         (fsdp_b, bwd_window, on_dp),
-    ], lead=top_b + np.where((emb_comm_b > 0) & (on_a2a > 0), inter_b, 0.0), tail=dense_opt)
+    ], lead=np.where(fsdp_b > 0, 0.0, top_b + np.where((emb_comm_b > 0) & (on_a2a > 0), inter_b, 0.0)),
+        tail=dense_opt)  # FSDP's gathers hold the stream from the backward's start
     # the exposed time in schedule order: the sparse update waits for the all-to-all, which only
     # the bottom MLP's backward covers (after FSDP's gathers, which hold the stream from the
     # start); the all-reduces take the rest of what the stream spills
     ov = [on_a2a > 0, on_dp > 0, on_dp > 0, on_dp > 0]
     times = [emb_comm_b, dp_ar, rep_ar + xnode, fsdp_b]
-    spill = sum(np.where(o, e, 0.0) for o, e in zip(ov, bwd_exp))
-    rest = sum(np.where(o, t, 0.0) for o, t in zip(ov[1:], times[1:]))
-    a2a_wait = np.maximum(np.maximum(top_b + inter_b, fsdp_b) + emb_comm_b - (top_b + inter_b + bot_b), 0.0)
-    a2a_exp = np.clip(a2a_wait, np.maximum(spill - rest, 0.0), np.minimum(spill, emb_comm_b))
-    a2a_exp = np.where(ov[0], a2a_exp, bwd_exp[0])
-    rest_spill = spill - np.where(ov[0], a2a_exp, 0.0)
-    share = np.minimum(rest_spill / np.maximum(rest, 1e-30), 1.0)
-    bwd_exp = [a2a_exp] + [np.where(o, t * share, e) for o, t, e in zip(ov[1:], times[1:], bwd_exp[1:])]
-    bwd_hid = [np.where(o, t - e, 0.0) for o, t, e in zip(ov, times, bwd_exp)]
+    reorder = bool(np.any(ov[0] & (emb_comm_b > 0)))  # (nothing to reorder without an overlapped all-to-all)
+    if reorder:
+        spill = sum(np.where(o, e, 0.0) for o, e in zip(ov, bwd_exp))
+        rest = sum(np.where(o, t, 0.0) for o, t in zip(ov[1:], times[1:]))
+        a2a_wait = np.maximum(np.maximum(top_b + inter_b, fsdp_b) + emb_comm_b - (top_b + inter_b + bot_b), 0.0)
+        a2a_exp = np.clip(a2a_wait, np.maximum(spill - rest, 0.0), np.minimum(spill, emb_comm_b))
+        a2a_exp = np.where(ov[0], a2a_exp, bwd_exp[0])
+        rest_spill = spill - np.where(ov[0], a2a_exp, 0.0)
+        share = np.minimum(rest_spill / np.maximum(rest, 1e-30), 1.0)
+        bwd_exp = [a2a_exp] + [np.where(o, t * share, e) for o, t, e in zip(ov[1:], times[1:], bwd_exp[1:])]
+        bwd_hid = [np.where(o, t - e, 0.0) for o, t, e in zip(ov, times, bwd_exp)]
     bwd_time = np.where(train, bwd_time, 0.0)
     hidden = sum(fwd_hid) + np.where(train, sum(bwd_hid), 0.0)
     kernels = np.where(train, KERNELS_PER_LAYER_TRAIN * (k_bot + k_top) + KERNELS_FIXED_TRAIN + 3.0 * k_inter,
