@@ -538,8 +538,8 @@ class InferenceSpec(Spec):
     quant_scope: Literal["all", "ffn", "ffn_except_end_layers"] = "all"
     #: how the engine sizes its KV cache: the fraction of the GPU's whole memory it may fill with
     #: weights, workspace and cache (vLLM's gpu_memory_utilization, 0.9 by default there). vLLM
-    #: sizes the workspace by a profiling pass over its whole token budget (``max_num_tokens``)
-    #: at start-up, so a larger budget leaves a smaller cache. None = TensorRT-LLM's rule: 0.9 of
+    #: sizes the workspace by a profiling pass over its token budget at start-up (``max_num_tokens``;
+    #: not stated: the batch's need, at least 2,048 tokens), so a larger budget leaves a smaller cache. None = TensorRT-LLM's rule: 0.9 of
     #: the memory the weights, workspace and reserve leave
     gpu_memory_utilization: Annotated[float, Field(strict=False, gt=0, le=1, allow_inf_nan=False)] | None = None
     #: when the engine takes a sequence's KV-cache blocks: ``upfront``, for the prompt and every

@@ -208,7 +208,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                                "max_num_batched_tokens)"),
     "mem_utilization": (0.0, "fraction of the GPU's whole memory the engine may fill with weights, "
                              "workspace, reserve and KV cache (vLLM gpu_memory_utilization: the workspace "
-                             "is that of its whole token budget, which it profiles at start-up); "
+                             "is that of the token budget it profiles at start-up, max_num_tokens when "
+                             "stated, else the batch's need, at least min_num_tokens); "
                              "0 = TensorRT-LLM's rule, kv_mem_fraction of what is left"),
     "kv_mem_fraction": (0.9, "fraction of the memory left after weights, workspace and reserve "
                              "that the engine gives the KV cache"),
@@ -590,12 +591,15 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         ho = parts["head"] + parts["overhead"]
         layers = parts["total"] - ho
         period = np.maximum(p * layers + ho, m * parts["total"])
-        g = np.where(ho > 0, np.clip((period - p * layers) / np.maximum(p * ho, 1e-300), 0.0, 1.0), 1.0)
+        # exactly 1 with a full pipeline (and one stage): those rows keep their bits
+        g = np.where((m < p) & (ho > 0), np.clip((period - p * layers) / np.maximum(p * ho, 1e-300), 0.0, 1.0), 1.0)
         cut = (1.0 - g) * ho  # per stage
         out = dict(parts)
-        out["head"], out["overhead"] = parts["head"] * g, parts["overhead"] * g
+        trip = g < 1.0
+        out["head"] = np.where(trip, parts["head"] * g, parts["head"])
+        out["overhead"] = np.where(trip, parts["overhead"] * g, parts["overhead"])
         for key in ("other", "compute", "total"):
-            out[key] = parts[key] - cut
+            out[key] = np.where(trip, parts[key] - cut, parts[key])
         return out
 
     # ------------------------------------------------------------------ memory per GPU
@@ -611,8 +615,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         return dense_frac * w_dense + moe_frac * w_moe
 
     emb = hb * V * h / t
-    # speculative decoding: the draft's layers (draft_layers of the target's shape, on the stage
-    # that holds the LM head) hold their weights and their own KV cache
+    # speculative decoding: the draft's layers (draft_layers of the target's shape) hold their
+    # weights and their own KV cache, counted on the fullest stage (the memory it reports)
     n_draft = np.where(nspec > 0, c["draft_layers"], 0.0)
     weights = ((L - n16 + n_draft) * layer_weights(wb, wb_attn) + n16 * layer_weights(w16, w16)
                + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"]))

@@ -246,9 +246,10 @@ def _named(df: pd.DataFrame) -> pd.DataFrame:
     coded = [c for c in names if c in df.columns and pd.api.types.is_numeric_dtype(df[c])]
     if not coded:
         return df
-    out = df.copy()
+    out = df.copy(deep=False)  # the other columns are shared, not copied
     for c in coded:
-        out[c] = [names[c].get(int(round(v)), v) if np.isfinite(v) else None for v in df[c].to_numpy(float)]
+        codes = df[c].round()
+        out[c] = codes.map(names[c]).where(codes.isin(list(names[c])), df[c])
     return out
 
 

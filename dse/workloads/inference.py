@@ -199,7 +199,7 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
         reserve, hbm = g("memory_reserved"), g("hbm_bytes")
         util = g("mem_utilization", 0.0)
         left = hbm - weights - work - reserve
-        if util > 0:  # vLLM / SGLang: a fraction of the whole memory
+        if util > 0:  # vLLM: a fraction of the whole memory (less the profiled workspace)
             room = max(left - (1.0 - util) * hbm, 0.0)
             rule = f"{util:g} of the {hbm / GIB:.1f} GiB HBM (gpu_memory_utilization) - weights"
         else:
