@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .costmodel.inference import DETAIL_OPS
+
 COMPUTE, COMM = 0, 1
 #: Microbatches laid out op by op; the rest are one block per pass (keeps the file small).
 DETAILED_MICROBATCHES = 2
@@ -243,8 +245,8 @@ INFERENCE_OPS = {
     "tp": ("tp all-reduce", "tp"), "ep": ("expert all-to-all", "ep"),
     "adp_wait": ("waiting for other attention-DP ranks", "adp_wait"),
 }
-#: The parts of one serving stage iteration (they add up to it).
-STAGE_OPS = ("qkv", "out", "ffn", "attn_pre", "attn_dec", "elem", "head", "overhead", "tp", "ep", "pp", "adp_wait")
+#: The parts of one serving stage iteration (they add up to it): the cost model's detail ops.
+STAGE_OPS = DETAIL_OPS
 
 
 def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) -> list[Event]:
@@ -266,7 +268,7 @@ def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) 
             events.append(Event(name, kind, COMPUTE, start, duration, **where))
 
     def stage(prefix, t, detailed, phase, step):
-        parts = {op: g.get(f"detail_{prefix}_{op}", 0.0) for op in STAGE_OPS}
+        parts = {op: g[f"detail_{prefix}_{op}"] for op in STAGE_OPS}
         total = sum(parts.values())
         for mb in range(p):
             where = dict(microbatch=mb, phase=phase, step=step)
@@ -295,7 +297,7 @@ def inference_schedule(row: dict[str, float], decode_steps: int = DECODE_STEPS) 
     add("waiting for room in the token budget (the others decode)", "queue", t, g.get("detail_queue_s", 0.0),
         phase="prefill", step=0)
     t += max(g.get("detail_queue_s", 0.0), 0.0)
-    prefill_iteration = p * sum(g.get(f"detail_prefill_{op}", 0.0) for op in STAGE_OPS)
+    prefill_iteration = p * sum(g[f"detail_prefill_{op}"] for op in STAGE_OPS)
     drawn = chunks if chunks <= PREFILL_ITERATIONS + 1 else PREFILL_ITERATIONS
     for step in range(drawn):
         t = stage("prefill", t, step == 0, "prefill", step)
@@ -420,7 +422,7 @@ def inference_breakdown(row: dict[str, float]) -> dict[str, Any]:
     bars = []
     for label, prefix, times in (("prefill\n(TTFT)", "prefill", p * row["detail_prefill_chunks"]),
                                  ("decode step\n(ITL)", "decode", p)):
-        d = {op: times * row.get(f"detail_{prefix}_{op}", 0.0) * 1e3 for op in STAGE_OPS}
+        d = {op: times * row[f"detail_{prefix}_{op}"] * 1e3 for op in STAGE_OPS}
         d["queue"] = row.get("detail_queue_s", 0.0) * 1e3 if prefix == "prefill" else 0.0
         bars.append(_bar(label, [("waiting for room (token budget)", "queue", d["queue"]),
                                  ("GEMMs", "gemm", d["qkv"] + d["out"] + d["ffn"]),

@@ -416,10 +416,11 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     ag_layer = coll.allgather_time(p_layer_rep * gather_bytes, sg, t, net) + coll.allgather_time(
         p_layer_exp * gather_bytes, esg, t * ep, net
     )
+    # trainable parameters of a layer (fine-tuning: the LoRA adapters only)
+    layer_train = np.where(lora, lora_params, p_layer_rep + p_layer_exp)
     # only trainable weights have gradients to reduce-scatter: none for a frozen layer, the
     # adapters' for a LoRA one (a frozen layer's weights are still gathered for the data gradient)
-    grad_share = (L - f_last) / np.maximum(L, 1.0) * np.where(
-        lora, lora_params / np.maximum(p_layer_rep + p_layer_exp, 1.0), 1.0)
+    grad_share = (L - f_last) * layer_train / np.maximum(L * (p_layer_rep + p_layer_exp), 1.0)
     rs_layer = coll.allgather_time(grad_share * p_layer_rep * c["grad_reduce_bytes"], sg, t, net) + coll.allgather_time(
         grad_share * p_layer_exp * c["grad_reduce_bytes"], esg, t * ep, net
     )
@@ -551,7 +552,6 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # trainable share of a stage's parameters (fine-tuning): frozen layers, frozen embeddings
     # and head, or only the LoRA adapters of the trainable layers
     emb_train = 1.0 - c["freeze_embeddings"]
-    layer_train = np.where(lora, lora_params, p_layer_rep + p_layer_exp)
 
     def train_fraction(frozen_here, side):
         total = L * (p_layer_rep + p_layer_exp) + side
