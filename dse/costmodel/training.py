@@ -12,7 +12,8 @@ The model, per pipeline stage and microbatch, on two streams:
   selective recompute the modules the ``rc_*`` columns name (attention core by default).
 * communication stream: tensor-parallel all-reduces (or all-gather + reduce-scatter with
   sequence parallelism, whose backward gathers the QKV and FC1 inputs again for their weight
-  gradients, under the input-gradient GEMMs), collectives of no bytes (a dense model's expert groups) costing nothing, expert all-to-alls, the context-parallel K/V ring, pipeline
+  gradients, under the input-gradient GEMMs), expert all-to-alls (a collective of no bytes,
+  as a dense model's expert groups, costs nothing), the context-parallel K/V ring, pipeline
   point-to-point, FSDP/ZeRO-3 parameter gathers and gradient reduce-scatters, data-parallel
   gradient reduction. Which of them can hide behind compute is set per kind by the ``overlap_*``
   columns; a hidden collective still costs ``overlap_slowdown`` of its time on the compute stream
