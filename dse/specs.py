@@ -430,11 +430,14 @@ class TrainingSpec(Spec):
     dlrm: DLRMTrainingSpec = DLRMTrainingSpec()
     #: how routed tokens cross the network: ``alltoall`` sends every routed copy to its expert's
     #: rank (NCCL all-to-all); ``deepep`` sends a token once to each NVLink domain holding one of
-    #: its experts and forwards it over NVLink there (DeepEP, Megatron-core's flex dispatcher)
+    #: its experts and once to each GPU there that holds one (DeepEP, Megatron-core's flex
+    #: dispatcher); with tp > 1 (sequence parallel) either all-gathers the copies a rank receives
+    #: over its TP group and reduce-scatters the experts' outputs
     moe_dispatcher: Literal["alltoall", "deepep"] = "alltoall"
     #: expert all-to-alls of one microbatch hide under the whole layer of another (a forward
     #: paired with a backward: DeepSeek's DualPipe, Megatron-core's
-    #: overlap_moe_expert_parallel_comm) rather than under the layer's own expert GEMMs; needs
+    #: overlap_moe_expert_parallel_comm) rather than under the layer's shared experts (the only
+    #: GEMMs of its own that do not wait for the dispatch: none in a model without them); needs
     #: ``overlap.ep``
     ep_overlap_across_microbatches: bool = False
     #: Adam's first and second moments in fp32 (12 optimizer bytes per parameter with the fp32

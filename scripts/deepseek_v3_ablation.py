@@ -31,9 +31,9 @@ def variants(case: dict) -> dict[str, dict]:
     edit("without the group limit (top_groups)", lambda c: [c["model"]["moe"].pop(k) for k in ("expert_groups", "top_groups")])
     keep = {k: case["training"][k] for k in ("recompute_modules", "optimizer_moments", "fp8_activation_cache")
             if k in case["training"]}  # the memory plan stays
-    edit("DeepEP dispatch only (overlap under the layer's expert GEMMs)",
+    edit("DeepEP dispatch only (overlap under the layer's shared expert)",
          lambda c: c.update(training={**keep, "overlap": {"ep": True}, "moe_dispatcher": "deepep"}))
-    edit("plain all-to-all, overlapped under the expert GEMMs",
+    edit("plain all-to-all, overlapped under the shared expert",
          lambda c: c.update(training={**keep, "overlap": {"ep": True}}))
     edit("plain all-to-all, not overlapped", lambda c: c.update(training=dict(keep)))
     return out

@@ -100,25 +100,33 @@ def all_to_all_time(size, n, stride, net):
 
 def dedup_dispatch_time(token_bytes, top_k, n, stride, net, groups=0.0, top_groups=0.0):
     """Dispatch (or combine) of routed tokens that cross the network once per destination NVLink
-    domain and fan out over NVLink there (DeepEP's hierarchical all-to-all), s.
+    domain and move once per destination GPU (DeepEP's all-to-all), s.
 
     ``token_bytes`` is the bytes of one rank's tokens (each token once), sent to ``top_k`` experts
     spread uniformly over an expert-parallel group of ``n`` ranks ``stride`` apart, which spans
-    D = n / (members per domain) NVLink domains. A token's experts occupy D (1 - (1 - 1/D)^k)
-    domains on average, at most ``top_groups`` groups' worth when routing is group-limited
-    (``groups`` equal groups, laid over the domains in order); (D - 1)/D of them are remote and
-    each gets one copy over the scale-out network. A routed copy then moves over NVLink unless
-    its expert is on the GPU it arrived at: top_k (m - 1)/m copies per token for m GPUs of the
-    group per domain. The two run in parallel.
+    D = n / (members per domain) NVLink domains. When routing is group-limited (``groups`` equal
+    groups laid over the ranks in order, ``top_groups`` of them chosen per token) a token's experts
+    lie on the ranks its groups cover: top_groups n / groups of them, or, with several groups a
+    rank, the ranks holding at least one chosen group, n (1 - (1 - top_groups/groups)^(groups/n)).
+    Over R such ranks (R = n without a limit) its k experts hit R (1 - (1 - 1/R)^k) distinct
+    ranks and occupy D (1 - (1 - 1/D)^k) domains, at most top_groups groups' worth; (D - 1)/D of
+    the domains are remote and each gets one copy over the scale-out network. Each GPU hit gets
+    one copy (its experts' copies are made there), over NVLink unless the token is already on it:
+    (m - 1)/m of the hits for m GPUs of the group per domain. The two run in parallel.
     """
     n = np.asarray(n, dtype=np.float64)
     k_dom = members_per_domain(n, stride, net.domain)
     D = np.maximum(n / k_dom, 1.0)
-    spread = D * (1.0 - np.power(1.0 - 1.0 / D, top_k))
-    cap = np.where(groups > 0, top_groups * np.maximum(D / np.maximum(groups, 1.0), 1.0), D)
-    domains = np.minimum(spread, cap)
+    limited = (groups > 0) & (top_groups > 0) & (top_groups < groups)
+    g = np.maximum(groups, 1.0)
+    share = np.clip(top_groups / g, 0.0, 1.0)
+    covered = np.where(n >= g, share * n, n * (1.0 - np.power(1.0 - share, g / np.maximum(n, 1.0))))
+    R = np.maximum(np.where(limited, covered, n), 1.0)
+    ranks = R * (1.0 - np.power(1.0 - 1.0 / R, top_k))
+    cap = np.where(limited, top_groups * np.maximum(D / g, 1.0), D)
+    domains = np.minimum(D * (1.0 - np.power(1.0 - 1.0 / D, top_k)), cap)
     inter = token_bytes * domains * (D - 1.0) / D / net.so_bw
-    intra = token_bytes * top_k * (k_dom - 1.0) / k_dom / net.nvl_bw
+    intra = token_bytes * ranks * (k_dom - 1.0) / k_dom / net.nvl_bw
     alpha = np.where(k_dom < n, net.so_alpha, net.nvl_alpha)
     return np.where((n > 1) & (token_bytes > 0), np.maximum(intra, inter) + alpha, 0.0)
 

@@ -67,10 +67,13 @@ def _ffn_inner_bytes(T, f, c, t):
 
 def _expert_bytes(T, c, t, rep_div, ep_tokens_factor):
     """What a MoE block keeps per routed copy (the expert GEMM input, the expert output and the
-    experts' inner tensors) and for its shared experts."""
+    experts' inner tensors) and for its shared experts.
+
+    The expert GEMMs' input is whole on every TP rank (the dispatcher all-gathers the routed
+    copies over the TP group before them); the expert output is kept after its reduce-scatter."""
     h, act, fe = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"]
     routed = T * ep_tokens_factor
-    return (routed * h * (_matmul_input_bytes(c) + act) / rep_div  # expert GEMM inputs; expert outputs
+    return (routed * h * (_matmul_input_bytes(c) + act / rep_div)  # expert GEMM inputs; expert outputs
             + _ffn_inner_bytes(routed, fe, c, t)  # up outputs; activation output
             + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t)
 

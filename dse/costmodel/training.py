@@ -235,15 +235,19 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         per_expert = Tk / local_experts
         eup_f, eup_b = linear(per_expert, h, (mats - 1.0) * fe / t, local_experts)
         edown_f, edown_b = linear(per_expert, fe / t, h, local_experts)
-        router_f, router_b = linear(T, h, c["experts"])
+        # the router runs on the rank's own tokens (its sequence shard), its weights replicated
+        router_f, router_b = linear(T / rep_div, h, c["experts"])
         sup_f, sup_b = linear(T, h, (mats - 1.0) * fe / t)
         sdown_f, sdown_b = linear(T, fe / t, h)
         shared_n = c["shared_experts"]
-        experts = eup_f + edown_f + router_f
-        moe_ffn = np.where(is_moe, experts + shared_n * (sup_f + sdown_f), 0.0)
-        moe_ffn_b = np.where(is_moe, eup_b + edown_b + router_b + shared_n * (sup_b + sdown_b), 0.0)
+        # the shared experts' GEMMs need no routed token: the only work of the layer's own that
+        # the dispatcher's communication can hide under (Megatron-core's moe_shared_expert_overlap)
+        shared_f = np.where(is_moe, shared_n * (sup_f + sdown_f), 0.0)
+        shared_b = np.where(is_moe, shared_n * (sup_b + sdown_b), 0.0)
+        moe_ffn = np.where(is_moe, eup_f + edown_f + router_f, 0.0) + shared_f
+        moe_ffn_b = np.where(is_moe, eup_b + edown_b + router_b, 0.0) + shared_b
     else:  # a batch of dense models: skip the expert GEMMs
-        experts = moe_ffn = moe_ffn_b = np.zeros(())
+        moe_ffn = moe_ffn_b = shared_f = shared_b = np.zeros(())
 
     flash = c["flash_attention"] > 0
     # a fused causal kernel skips the masked half (and, for windowed layers, the blocks outside
@@ -368,16 +372,27 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # all-gathers, one all-reduce's worth, which Megatron-core and Transformer Engine launch
     # asynchronously under the input-gradient GEMMs (hidden unless they are shorter)
     tp_one = coll.allreduce_time(T * h * act, t, 1.0, net)
-    tp_f = 2.0 * tp_one
-    tp_b = 2.0 * tp_one + np.where(recompute == 2, 2.0 * tp_one, 0.0)
+    # with sequence parallelism a MoE layer's FFN block has no TP collective of its own on the T
+    # tokens (its routed experts' are the dispatcher's, below), only its shared experts' AG + RS
+    # (without it, the experts' partial outputs are all-reduced as a dense FFN's are)
+    has_shared = (c["shared_experts"] > 0).astype(np.float64)
+    tp_layer = tp_one * (2.0 - moe_frac * np.where(is_moe & sp, 1.0 - has_shared, 0.0))
+    tp_f = tp_layer
+    tp_b = tp_layer + np.where(recompute == 2, tp_layer, 0.0)
     regather = np.where(sp & (t > 1), tp_one, 0.0)
 
-    # expert parallel: dispatch + combine all-to-alls forward, the same backward
+    # expert parallel: the token dispatcher's dispatch + combine all-to-alls forward, the same
+    # backward; with experts split tp ways (sequence parallel), the copies an EP rank receives are
+    # all-gathered over its TP group before the expert GEMMs and their outputs reduce-scattered
+    # after (Megatron-core's dispatchers: gather_from_sequence_parallel_region over the TP
+    # group): an AG + RS of the Tk routed copies, on the experts' critical path like the all-to-all
     ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, t, net)
     dedup = c["moe_dedup"] > 0
     if np.any(dedup):  # DeepEP: one copy per destination NVLink domain, then NVLink fan-out
         ep_one = np.where(dedup, coll.dedup_dispatch_time(T * h * act / rep_div, c["top_k"], ep, t, net,
                                                           c["expert_groups"], c["top_groups"]), ep_one)
+    routed_tp = np.where(sp & (t > 1), 0.5 * coll.allreduce_time(Tk * h * act, t, 1.0, net), 0.0)
+    ep_one = ep_one + routed_tp
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
     ep_again = (recompute == 2) | ((recompute == 1) & (c["rc_moe"] > 0))  # the forward all-to-alls re-run
     ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(ep_again, 2.0, 1.0)
@@ -438,14 +453,14 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     cross = c["ep_cross_overlap"] > 0  # under another microbatch's whole layer
     fwd_time, fwd_exposed, fwd_hidden = two_stream_layer(layer_f, [
         (tp_f, proj + ffn, tp_on),
-        (ep_f, np.where(cross, layer_f, moe_frac * experts), ep_on),
+        (ep_f, np.where(cross, layer_f, moe_frac * shared_f), ep_on),
         (cp_f, attn_f, cp_on),
         (fsdp_f, layer_f, fsdp_on),
     ])
     tp_b, ep_b, cp_b, fsdp_b = tp_b * bwd_active, ep_b * bwd_active, cp_b * bwd_active, fsdp_b * bwd_active
     bwd_time, bwd_exposed, bwd_hidden = two_stream_layer(layer_b, [
         (tp_b, proj_b + ffn_b, tp_on),
-        (ep_b, np.where(cross, layer_b, moe_frac * moe_ffn_b), ep_on),
+        (ep_b, np.where(cross, layer_b, moe_frac * shared_b), ep_on),
         (cp_b, attn_b, cp_on),
         (fsdp_b, layer_b, fsdp_on),
         (regather * bwd_active, 0.5 * (proj_b + ffn_b), 1.0),  # under the input-gradient GEMMs

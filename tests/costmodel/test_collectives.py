@@ -163,9 +163,11 @@ def test_vectorized_group_sizes():
 def test_dedup_dispatch_deepseek_layout_by_hand():
     """EP 64 over 8 domains of 8, top-8 experts within 4 of 8 groups (one group per domain): a
     token reaches min(8 (1 - (7/8)^8), 4) = 4 domains, 3.5 of them remote, one copy each over the
-    scale-out network; 8 x 7/8 = 7 copies move over NVLink. The network side bounds: 3.5 S / 40e9."""
+    scale-out network; its groups cover 32 ranks, of which it hits 32 (1 - (31/32)^8) = 7.15, each
+    once, 7/8 of them over NVLink. The network side bounds: 3.5 S / 40e9."""
     t = coll.dedup_dispatch_time(S, 8.0, 64.0, 1.0, net(), 8.0, 4.0)
-    inter, intra = 3.5 * S / SO_BW, 7.0 * S / NVL_BW
+    ranks = 32 * (1 - (31 / 32) ** 8)
+    inter, intra = 3.5 * S / SO_BW, ranks * 7 / 8 * S / NVL_BW
     assert t == pytest.approx(max(inter, intra) + SO_A, rel=REL)
     # without the group limit the 8 experts spread over 8 (1 - (7/8)^8) = 5.25 domains on average
     spread = 8 * (1 - (7 / 8) ** 8)
@@ -175,10 +177,20 @@ def test_dedup_dispatch_deepseek_layout_by_hand():
     assert coll.all_to_all_time(8 * S, 64.0, 1.0, net()) == pytest.approx(7.0 * S / SO_BW + SO_A, rel=REL)
 
 
-def test_dedup_dispatch_inside_one_domain_is_the_all_to_all():
-    for n in (2.0, 4.0, 8.0):
-        assert coll.dedup_dispatch_time(S, 8.0, n, 1.0, net()) == pytest.approx(
-            coll.all_to_all_time(8 * S, n, 1.0, net()), rel=REL)
+@pytest.mark.parametrize("n", [2.0, 4.0, 8.0])
+def test_dedup_dispatch_inside_one_domain_sends_a_token_once_per_gpu(n):
+    """Inside one NVLink domain a token goes once to each GPU holding one of its experts (DeepEP's
+    intranode kernels), n (1 - (1 - 1/n)^8) of the n GPUs, (n - 1)/n of them remote; the NCCL
+    all-to-all sends each of the 8 routed copies: 8 (n - 1)/n."""
+    hits = n * (1 - (1 - 1 / n) ** 8)
+    assert coll.dedup_dispatch_time(S, 8.0, n, 1.0, net()) == pytest.approx(
+        hits * (n - 1) / n * S / NVL_BW + NVL_A, rel=REL)
+    assert coll.dedup_dispatch_time(S, 8.0, n, 1.0, net()) < coll.all_to_all_time(8 * S, n, 1.0, net())
+    # a group limit that leaves every GPU a chosen group changes nothing; one that does not, fewer
+    assert coll.dedup_dispatch_time(S, 8.0, n, 1.0, net(), 8.0, 8.0) == pytest.approx(
+        coll.dedup_dispatch_time(S, 8.0, n, 1.0, net()), rel=REL)
+    assert coll.dedup_dispatch_time(S, 8.0, 8.0, 1.0, net(), 8.0, 4.0) == pytest.approx(
+        4 * (1 - (3 / 4) ** 8) * 7 / 8 * S / NVL_BW + NVL_A, rel=REL)
 
 
 @pytest.mark.parametrize("n", [16.0, 64.0, 256.0])

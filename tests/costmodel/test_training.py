@@ -390,11 +390,59 @@ def test_moe_elementwise_traffic_hand_computed():
     assert detail(fp8)["detail_elem_f"] - detail(one)["detail_elem_f"] == pytest.approx(cast, rel=1e-9)
 
 
+def _net(cols):
+    from dse.costmodel import collectives as coll
+    return coll.Network(cols["nvlink_bw"] * cols["eff_nvlink"], cols["scaleout_bw"] * cols["eff_scaleout"],
+                        cols["nvlink_latency"], cols["scaleout_latency"], cols["nvlink_domain"],
+                        cols["rail_optimized"])
+
+
+def test_moe_tensor_parallel_experts_gather_the_routed_copies():
+    """Mixtral-8x7B (every layer MoE, top-2, no shared expert), tp 2 with sequence parallelism,
+    ep 1, microbatch 1 of 4096 tokens: the dispatcher all-gathers the Tk = 8192 routed copies over
+    the TP group before the experts and reduce-scatters their outputs (an all-reduce's worth of
+    Tk*h*2 bytes forward), while the layer's TP collectives on its T tokens are the attention's
+    AG + RS alone (a dense layer's FFN adds another pair)."""
+    from dse.costmodel import collectives as coll
+    plan = {"tp": 2, "dp": 32, "ep": 1, "sp": True, "microbatch": 1, "global_batch": 256}
+    cols = columns(plan, model="mixtral-8x7b")
+    net = _net(cols)
+    T, h = 4096.0, 4096.0
+    d = detail(cols)
+    assert d["detail_ep_f"] == pytest.approx(float(coll.allreduce_time(2 * T * h * 2.0, 2.0, 1.0, net)), rel=1e-9)
+    assert d["detail_tp_f"] == pytest.approx(float(coll.allreduce_time(T * h * 2.0, 2.0, 1.0, net)), rel=1e-9)
+    # the expert GEMMs keep their gathered input whole on both TP ranks; sequence parallelism
+    # halves only the kept expert output (Tk*h*2 bytes -> half)
+    from dse.costmodel.memory import _expert_bytes
+    assert _expert_bytes(T, cols, 2.0, 2.0, 2.0) - _expert_bytes(T, cols, 2.0, 1.0, 2.0) == pytest.approx(
+        -2 * T * h * 2.0 / 2, rel=1e-9)
+
+
+def test_the_dispatch_hides_only_under_the_shared_experts_within_a_microbatch():
+    """The routed experts wait for the dispatch and feed the combine: within one microbatch the
+    all-to-alls can hide only under the shared experts' GEMMs (Megatron-core's
+    moe_shared_expert_overlap). Mixtral has none, so overlap.ep hides nothing there; DeepSeek-V3
+    (one shared expert) hides some; across microbatches the whole layer is the window."""
+    def ep_parts(model, ep, num_gpus, training):
+        cols = columns({"tp": 1, "dp": num_gpus, "ep": ep, "global_batch": num_gpus}, model=model,
+                       num_gpus=num_gpus, training=training)
+        out, _, _ = run(cols)
+        return out["exposed_ep_s"], out["overlapped_ep_s"]
+
+    off = ep_parts("mixtral-8x7b", 8, 64, {"overlap": {"ep": False}})
+    on = ep_parts("mixtral-8x7b", 8, 64, {"overlap": {"ep": True}})
+    assert on[1] == 0.0 and on[0] == pytest.approx(off[0], rel=1e-9)
+    cross = ep_parts("mixtral-8x7b", 8, 64, {"overlap": {"ep": True}, "ep_overlap_across_microbatches": True})
+    assert cross[1] > 0.0 and cross[0] < off[0]
+    shared = ep_parts("deepseek-v3", 64, 256, {"overlap": {"ep": True}})
+    assert shared[1] > 0.0
+
+
 def test_moe_expert_parallel_all_to_all():
     rows = [columns({"tp": 2, "dp": 32, "ep": ep, "global_batch": 256}, model="mixtral-8x7b") for ep in (1, 8)]
     out = run_batch(rows)
-    assert out["exposed_ep_s"][0] == 0.0  # ep = 1: no all-to-all
-    assert out["exposed_ep_s"][1] > 0.0
+    # ep = 1: no all-to-all, only the TP gathers of the routed copies; ep = 8 adds the all-to-alls
+    assert 0.0 < out["exposed_ep_s"][0] < out["exposed_ep_s"][1]
     assert np.all((out["infeasible_mask"].astype(int) & ~tr.OUT_OF_MEMORY) == 0)
     # ep spreads the experts: less expert memory per GPU
     assert out["memory_weights_bytes"][1] < out["memory_weights_bytes"][0]
