@@ -69,6 +69,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "dp": dp,
         "cp": p.cp,
         "ep": p.ep,
+        "etp": float(p.etp or 0),
         "sp": float(p.sp if p.sp is not None else p.tp > 1),
         "vpp": p.vpp,
         "zero": p.zero,

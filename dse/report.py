@@ -119,6 +119,8 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
         "parallel": {k: _int(row[k]) for k in PLAN_INTS},
     }
     rec["parallel"]["sp"] = bool(row["sp"] > 0)
+    if float(row.get("etp", 0) or 0) > 0 and _int(row["etp"]) != _int(row["tp"]):  # folded experts
+        rec["parallel"]["etp"] = _int(row["etp"])
     if float(row.get("shard_group", 0) or 0) > 0:  # hybrid sharding
         rec["parallel"]["shard_group"] = _int(row["shard_group"])
     layers, pp = _num(row.get("layers")), _int(row["pp"])
@@ -260,6 +262,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     console.print(Text(title, style="bold"))
     plan = (
         f"plan: tp {p['tp']} · pp {p['pp']} · dp {p['dp']} · cp {p['cp']} · ep {p['ep']} · "
+        f"{'experts split etp ' + str(p['etp']) + ' ways · ' if p.get('etp') else ''}"
         f"sp {'on' if p['sp'] else 'off'} · vpp {p['vpp']} · zero {p['zero']}"
         f"{' over groups of ' + str(p['shard_group']) if p.get('shard_group') else ''} · recompute {p['recompute']} · "
         f"microbatch {p['microbatch']} · global batch {p['global_batch']} "

@@ -371,6 +371,12 @@ class ParallelSpec(Spec):
     dp: PositiveInt | None = None
     cp: PositiveInt = 1
     ep: PositiveInt = 1
+    #: training: the ways each routed expert is split tensor-parallel (Megatron-core's
+    #: expert_tensor_parallel_size); None = tp. Another value folds the experts into their own
+    #: etp x ep layout over the tp*dp*cp GPUs of a stage ("MoE parallel folding"): etp*ep must
+    #: divide tp*dp*cp, and with tp > 1 sequence parallelism must be on. Serving splits experts
+    #: tp/ep ways and ignores it.
+    etp: PositiveInt | None = None
     sp: bool | None = None
     vpp: PositiveInt = 1
     zero: Annotated[int, Field(strict=True, ge=0, le=3)] = 0

@@ -169,8 +169,8 @@ def _forward(g, L, mb, t, add) -> float:
 def _hidden(g, d, start, ffn_start, add, where) -> None:
     """The parts of a layer's expert all-to-alls and tensor-parallel collectives that overlap its
     compute, on the communication stream after the layer's FSDP gather and K/V ring: the expert
-    all-to-alls from the expert GEMMs on (or from the layer's start when they hide under another
-    microbatch's layer), the tensor-parallel collectives after them."""
+    all-to-alls from the FFN block on, under its shared experts (or from the layer's start when
+    they hide under another microbatch's layer), the tensor-parallel collectives after them."""
     cursor = start + max(g[f"detail_fsdp_{d}"], 0.0) + max(g[f"detail_cp_{d}"], 0.0)
     for kind, name in (("ep", "expert all-to-all (overlapped)"), ("tp", "tp collectives (overlapped)")):
         hidden = g[f"detail_{kind}_{d}"] - g[f"detail_{kind}_exposed_{d}"]

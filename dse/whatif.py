@@ -122,7 +122,7 @@ CAPACITY_GAIN = 0.005
 
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 RECOMPUTE_CODES = {v: float(k) for k, v in RECOMPUTE_NAMES.items()}
-PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "offload_layers", "microbatch",
+PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero", "sp", "recompute", "offload_layers", "microbatch",
                 "global_batch")
 #: A serving plan: degrees, replicas (dp), the batch run per replica (sequences) and the draft
 #: tokens per iteration of speculative decoding.
@@ -374,6 +374,8 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     for key in ("tp", "pp", "vpp", "cp", "ep", "zero", "microbatch"):
         par[key] = sorted(par[key])
     par["sp"] = [False, True] if (p.sp is False and p.tp > 1) else "auto"
+    if getattr(scenario.model, "moe", None) is not None:  # experts split as the attention or not at all
+        par["etp"] = ["tp", *sorted({1} | ({int(p.etp)} if p.etp is not None else set()))]
     fixed, counts = _fixed_parts(scenario, gpu_counts, training=scenario.training.model_dump())
     data = {"name": "whatif", "scenario": fixed, "gpus": counts, "parallel": par,
             "global_batch": {"sequences": scenario_global_batch(scenario)}}

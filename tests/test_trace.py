@@ -311,12 +311,15 @@ def test_cli_writes_trace_and_figures_for_every_kind(kind, tmp_path):
 @pytest.mark.parametrize("cross", [False, True])
 def test_overlapped_expert_all_to_alls_are_drawn_on_the_communication_stream(cross):
     """With overlap.ep, each layer's all-to-all time that hides under compute sits on the
-    communication stream (from the expert GEMMs on, or from the layer's start when it hides under
-    another microbatch's layer); its exposed part stays on the compute stream."""
+    communication stream (from the FFN block on, under its shared expert, or from the layer's
+    start when it hides under another microbatch's layer); its exposed part stays on the compute
+    stream. (Mixtral with one shared expert added: without one nothing hides within a layer.)"""
     from dse.api import scenario_columns
     from dse.costmodel.training import evaluate_training_detail
     import dse
-    scenario = {"model": "mixtral-8x7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
+    model = {"preset": "mixtral-8x7b", "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 14336,
+                                               "shared_experts": 1}}
+    scenario = {"model": model, "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
                 "parallel": {"tp": 1, "pp": 1, "ep": 8, "microbatch": 1, "global_batch": 64},
                 "training": {"overlap": {"ep": True}, "ep_overlap_across_microbatches": cross}}
     events, _ = scenario_trace(scenario)

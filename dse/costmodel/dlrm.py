@@ -1096,7 +1096,9 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     tensor_s, memory_s = power.busy_split(fl * passes * samples / n, c["peak_flops"] * c["eff_matmul"],
                                           busy_s)
     comm_s = fwd_time - comp_f + np.where(train, bwd_time - comp_b, 0.0)  # exposed: moves data
-    watts, stretch = power.step_power(c, tensor_s, memory_s + comm_s, iteration)
+    # the slowdown under overlapped collectives is their time too, not HBM-bound work's
+    contention = np.minimum(slow * hidden, memory_s)
+    watts, stretch = power.step_power(c, tensor_s, memory_s - contention, iteration, comm_s + contention)
     power_cap_s = iteration * (stretch - 1.0)  # a power limit below the datasheet's slows the step
     iteration = iteration + power_cap_s
     per_gpu_time = iteration * n

@@ -69,12 +69,15 @@ def _expert_bytes(T, c, t, rep_div, ep_tokens_factor):
     """What a MoE block keeps per routed copy (the expert GEMM input, the expert output and the
     experts' inner tensors) and for its shared experts.
 
-    The expert GEMMs' input is whole on every TP rank (the dispatcher all-gathers the routed
-    copies over the TP group before them); the expert output is kept after its reduce-scatter."""
+    The experts are split etp ways (column ``etp``; 0: tp): an expert GPU runs the copies of
+    its EP rank, all-gathered over its etp ranks, T k etp / t of them (Tk when etp = tp), and
+    keeps their GEMM input whole; the expert output is kept after its reduce-scatter."""
     h, act, fe = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"]
+    etp = np.where(c.get("etp", 0.0) > 0, c.get("etp", 0.0), t)
     routed = T * ep_tokens_factor
-    return (routed * h * (_matmul_input_bytes(c) + act / rep_div)  # expert GEMM inputs; expert outputs
-            + _ffn_inner_bytes(routed, fe, c, t)  # up outputs; activation output
+    run = routed * etp / t
+    return (run * h * _matmul_input_bytes(c) + routed * h * act / rep_div  # expert GEMM inputs; expert outputs
+            + _ffn_inner_bytes(run, fe, c, etp)  # up outputs; activation output
             + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t)
 
 
@@ -151,7 +154,8 @@ def frozen_input_savings(T, c, t, rep_div, ep_tokens_factor):
     ffn_in = norm_kept * T * h * mm_in / rep_div
     down_in = (1.0 - sel * c["rc_mlp"]) * T * c["ffn_hidden"] * mm_in / t
     routed = T * ep_tokens_factor
-    expert_in = (1.0 - sel * c["rc_moe"]) * routed * h * mm_in / rep_div
+    etp = np.where(c.get("etp", 0.0) > 0, c.get("etp", 0.0), t)
+    expert_in = (1.0 - sel * c["rc_moe"]) * routed * etp / t * h * mm_in  # as _expert_bytes keeps it
     expert_act = (1.0 - sel * np.maximum(c["rc_moe"], c["rc_moe_act"])) * routed * c["expert_ffn_hidden"] * mm_in / t
     lq, lo, lf = c["lora_qkv"], c["lora_out"], c["lora_ffn"]
     adapters = T * c["lora_rank"] * act * (lq + lo + 2.0 * lf)  # x A of each adapter (B's input)

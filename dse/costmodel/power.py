@@ -11,8 +11,9 @@ many tensor-core FLOPs it ran; it splits the busy time in two:
   streaming in decode, elementwise ops, embedding gathers, the optimizer step).
 
 Exposed collectives move data through HBM and the links, and the cost models count them with
-the memory-bound time; pipeline bubbles and host-side (engine) time keep the GPU clocked but
-idle. The average power is then
+the memory-bound time (as does training's attention beyond the GEMM rate), at the datasheet
+GPU's share: a what-if's faster HBM or tensor cores do not make them draw more; pipeline
+bubbles and host-side (engine) time keep the GPU clocked but idle. The average power is then
 
     P = TDP * (idle + (1 - idle) * min(1, (tensor * tensor_s + hbm * memory_s) / period_s))
 
@@ -151,11 +152,24 @@ POWER_COLUMNS: dict[str, tuple[float, str]] = {
 
 
 def step_power(c: dict[str, np.ndarray], tensor_s: np.ndarray, memory_s: np.ndarray,
-               period_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               period_s: np.ndarray, other_s: np.ndarray | float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """:func:`capped_power` of a step from the cost-model columns ``c`` (:data:`POWER_COLUMNS`,
-    peak_flops, hbm_bw): average board power (W) and the period's stretch under the limit."""
+    peak_flops, hbm_bw): average board power (W) and the period's stretch under the limit.
+
+    ``memory_s`` is busy time whose pace HBM sets: its share scales with the HBM bandwidth (the
+    same energy per byte). ``other_s`` is busy time that is neither tensor- nor HBM-bound
+    (exposed collectives, whose pace the links set; attention kernels below the GEMM rate): it
+    draws the memory-bound share at the datasheet GPU's rates whatever a what-if makes of them,
+    so more HBM bandwidth or FLOP/s never bills it more."""
+    hbm_scaled = rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"])
+    hbm_datasheet = np.asarray(c["power_hbm"], dtype=np.float64)
+    other = np.maximum(np.asarray(other_s, dtype=np.float64), 0.0)
+    # one memory-bound share over memory_s + other_s with the same dynamic energy
+    total = np.maximum(memory_s, 0.0) + other
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(total > 0, (hbm_scaled * np.maximum(memory_s, 0.0) + hbm_datasheet * other) / total,
+                         hbm_scaled)
     return capped_power(
         c["power_w"], c["power_ref_w"], c["power_idle"],
         rate_scaled(c["power_tensor"], c["peak_flops"], c["power_ref_flops"]),
-        rate_scaled(c["power_hbm"], c["hbm_bw"], c["power_ref_hbm_bw"]),
-        tensor_s, memory_s, period_s)
+        share, tensor_s, total, period_s)

@@ -50,9 +50,26 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
     if mask & tr.SEQ_CP:
         reasons.append(f"seq_len {_i(g('seq_len'))} not divisible by cp {_i(cp)}")
     if mask & tr.EXPERTS_EP:
-        reasons.append(
-            f"ep {_i(g('ep', 1))} must divide experts {_i(g('experts'))} and dp*cp = {_i(dp * cp)}"
-        )
+        etp = g("etp") or tp
+        if etp == tp:
+            reasons.append(
+                f"ep {_i(g('ep', 1))} must divide experts {_i(g('experts'))} and dp*cp = {_i(dp * cp)}"
+            )
+        else:
+            reasons.append(
+                f"ep {_i(g('ep', 1))} must divide experts {_i(g('experts'))}, and etp*ep = {_i(etp)}*{_i(g('ep', 1))} "
+                f"= {_i(etp * g('ep', 1))} must divide tp*dp*cp = {_i(tp)}*{_i(dp)}*{_i(cp)} = {_i(tp * dp * cp)}"
+            )
+    if mask & tr.EXPERT_TP:
+        etp, fe = g("etp") or tp, g("expert_ffn_hidden")
+        if g("experts") <= 0:
+            reasons.append(f"etp {_i(etp)} set but the model has no experts")
+        else:
+            if fe % etp:
+                reasons.append(f"expert_ffn_hidden {_i(fe)} must be divisible by etp {_i(etp)}")
+            if etp != tp and tp > 1 and not g("sp"):
+                reasons.append(f"etp {_i(etp)} != tp {_i(tp)} needs sequence parallelism (sp: true): the "
+                               "experts' layout folds over the attention's sequence shards")
     if mask & tr.EP_DENSE:
         reasons.append(f"ep {_i(g('ep', 1))} > 1 but the model has no experts")
     if mask & tr.INTERLEAVE:

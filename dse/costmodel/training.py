@@ -84,6 +84,9 @@ EP_DENSE = 1 << 9
 SHARD_GROUP = 1 << 13
 #: offloaded activations need more host memory than a GPU has (``host_memory_bytes`` > 0)
 HOST_MEMORY = 1 << 14
+#: the experts' tensor-parallel split (etp) does not divide expert_ffn_hidden, differs from tp
+#: without sequence parallelism, or is set on a model without experts
+EXPERT_TP = 1 << 15
 
 #: Bytes read and written per locally updated parameter by a fused Adam step
 #: (read fp32 master, m, v, grad; write master, m, v, bf16 weights; zero the grad).
@@ -176,7 +179,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     moe_frac = c["moe_layers"] / c["layers"]
     dense_frac = 1.0 - moe_frac
     dpc = dp * cp  # ranks that reduce dense gradients
-    edp = np.maximum(dpc / ep, 1.0)  # ranks that reduce expert gradients
+    # experts split etp ways (Megatron-core's expert_tensor_parallel_size; 0: tp ways) over ep
+    # ranks: an etp x ep expert group, etp ranks consecutive, repeated over the edp = tp dp cp /
+    # (etp ep) ranks that reduce expert gradients ("MoE parallel folding": the expert layout
+    # need not follow the attention's tp x cp x dp one)
+    etp = np.where(c["etp"] > 0, c["etp"], t)
+    estride = etp * ep  # rank distance between the members of an expert-data-parallel group
+    edp = np.maximum(t * dpc / estride, 1.0)
     # hybrid sharding (HSDP): ZeRO/FSDP state sharded over groups of sg consecutive ranks and
     # replicated over rg = dpc/sg such groups; the replicas all-reduce their gradient shards
     sg_in = c["shard_group"]
@@ -228,13 +237,16 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     down_f, down_b = linear(T, f / t, h)
     proj, proj_b = qkv_f + out_f, qkv_b + out_b
     ffn, ffn_b = up_f + down_f, up_b + down_b
-    Tk = T * c["top_k"]  # routed token copies an EP rank processes (balanced routing)
+    Tk = T * c["top_k"]  # routed copies of a microbatch's tokens (balanced routing)
+    # the copies an expert GPU runs: its EP rank's share, all-gathered over its etp ranks (with
+    # sequence parallelism a TP rank sends its T/t tokens' copies; etp = tp: Tk)
+    Tk_run = Tk * etp / t
     fe = c["expert_ffn_hidden"]
     if np.any(is_moe):
         local_experts = np.maximum(c["experts"] / ep, 1.0)
-        per_expert = Tk / local_experts
-        eup_f, eup_b = linear(per_expert, h, (mats - 1.0) * fe / t, local_experts)
-        edown_f, edown_b = linear(per_expert, fe / t, h, local_experts)
+        per_expert = Tk_run / local_experts
+        eup_f, eup_b = linear(per_expert, h, (mats - 1.0) * fe / etp, local_experts)
+        edown_f, edown_b = linear(per_expert, fe / etp, h, local_experts)
         # the router runs on the rank's own tokens (its sequence shard), its weights replicated
         router_f, router_b = linear(T / rep_div, h, c["experts"])
         sup_f, sup_b = linear(T, h, (mats - 1.0) * fe / t)
@@ -313,8 +325,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         attn_w = np.where(mla, sum(wgrad(T, K, N) for K, N in (down, q_up, kv_up, o_proj)), attn_w)
     ffn_w = wgrad(T, h, (mats - 1.0) * f / t) + wgrad(T, f / t, h)
     if np.any(is_moe):
-        moe_ffn_w = np.where(is_moe, wgrad(per_expert, h, (mats - 1.0) * fe / t, local_experts)
-                             + wgrad(per_expert, fe / t, h, local_experts), 0.0)
+        moe_ffn_w = np.where(is_moe, wgrad(per_expert, h, (mats - 1.0) * fe / etp, local_experts)
+                             + wgrad(per_expert, fe / etp, h, local_experts), 0.0)
     else:
         moe_ffn_w = np.zeros(())
     wgrad_layer = attn_w + dense_frac * ffn_w + moe_frac * moe_ffn_w
@@ -382,16 +394,19 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     regather = np.where(sp & (t > 1), tp_one, 0.0)
 
     # expert parallel: the token dispatcher's dispatch + combine all-to-alls forward, the same
-    # backward; with experts split tp ways (sequence parallel), the copies an EP rank receives are
-    # all-gathered over its TP group before the expert GEMMs and their outputs reduce-scattered
-    # after (Megatron-core's dispatchers: gather_from_sequence_parallel_region over the TP
-    # group): an AG + RS of the Tk routed copies, on the experts' critical path like the all-to-all
-    ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, t, net)
+    # backward, over ep ranks etp apart; with experts split etp > 1 ways (sequence parallel), the
+    # copies an EP rank receives are all-gathered over its etp ranks before the expert GEMMs and
+    # their outputs reduce-scattered after (Megatron-core's dispatchers: a gather over the
+    # expert-TP group): an AG + RS of the Tk_run copies, on the experts' critical path like the
+    # all-to-all
+    ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, etp, net)
     dedup = c["moe_dedup"] > 0
     if np.any(dedup):  # DeepEP: one copy per destination NVLink domain, then NVLink fan-out
-        ep_one = np.where(dedup, coll.dedup_dispatch_time(T * h * act / rep_div, c["top_k"], ep, t, net,
+        ep_one = np.where(dedup, coll.dedup_dispatch_time(T * h * act / rep_div, c["top_k"], ep, etp, net,
                                                           c["expert_groups"], c["top_groups"]), ep_one)
-    routed_tp = np.where(sp & (t > 1), 0.5 * coll.allreduce_time(Tk * h * act, t, 1.0, net), 0.0)
+    # (without sequence parallelism, tp > 1 ranks hold the same tokens: nothing to gather, etp = tp)
+    routed_tp = np.where((sp | (t == 1)) & (etp > 1),
+                         0.5 * coll.allreduce_time(Tk_run * h * act, etp, 1.0, net), 0.0)
     ep_one = ep_one + routed_tp
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
     ep_again = (recompute == 2) | ((recompute == 1) & (c["rc_moe"] > 0))  # the forward all-to-alls re-run
@@ -421,7 +436,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     if any_mla:  # MLA's down-projection (and its latent norms) is replicated over TP ranks, not split
         replicated = down[0] * down[1] + c["mla_q_rank"] + c["mla_kv_rank"]
         p_layer_rep = p_layer_rep + np.where(mla, replicated * (1.0 - 1.0 / t), 0.0)
-    p_layer_exp = moe_frac * p_moe_experts / (t * ep)  # reduced over edp
+    p_layer_exp = moe_frac * p_moe_experts / estride  # reduced over edp
     # a 16-bit compute copy and an FP8 copy, or (fp8_params) the FP8 weights alone
     fp8_only = (c["fp8_params"] > 0) & fp8
     wbytes = np.where(fp8_only, 1.0, act + c["fp8"])
@@ -430,7 +445,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # FSDP / ZeRO-3: gather each layer's weights forward and backward, reduce-scatter grads
     z3 = zero >= 3
     ag_layer = coll.allgather_time(p_layer_rep * gather_bytes, sg, t, net) + coll.allgather_time(
-        p_layer_exp * gather_bytes, esg, t * ep, net
+        p_layer_exp * gather_bytes, esg, estride, net
     )
     # trainable parameters of a layer (fine-tuning: the LoRA adapters only)
     layer_train = np.where(lora, lora_params, p_layer_rep + p_layer_exp)
@@ -438,7 +453,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # adapters' for a LoRA one (a frozen layer's weights are still gathered for the data gradient)
     grad_share = (L - f_last) * layer_train / np.maximum(L * (p_layer_rep + p_layer_exp), 1.0)
     rs_layer = coll.allgather_time(grad_share * p_layer_rep * c["grad_reduce_bytes"], sg, t, net) + coll.allgather_time(
-        grad_share * p_layer_exp * c["grad_reduce_bytes"], esg, t * ep, net
+        grad_share * p_layer_exp * c["grad_reduce_bytes"], esg, estride, net
     )
     fsdp_on = c["overlap_fsdp"]
     # weights kept gathered and gradients accumulated unsharded over the step's microbatches:
@@ -579,17 +594,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     train_first = train_fraction(f_first, side_first)
     grb = c["grad_reduce_bytes"]
     ar = coll.allreduce_time(p_stage_rep * grb, dpc, t, net) + coll.allreduce_time(
-        p_stage_exp * grb, edp, t * ep, net
+        p_stage_exp * grb, edp, estride, net
     )
     rs = coll.allgather_time(p_stage_rep * grb, sg, t, net) + coll.allgather_time(
-        p_stage_exp * grb, esg, t * ep, net
+        p_stage_exp * grb, esg, estride, net
     )
     ag = coll.allgather_time(p_stage_rep * gather_bytes, sg, t, net) + coll.allgather_time(
-        p_stage_exp * gather_bytes, esg, t * ep, net
+        p_stage_exp * gather_bytes, esg, estride, net
     )
     # hybrid sharding: each replica group all-reduces its 1/sg gradient shard once per step
     shard_ar = np.where(rg > 1, coll.allreduce_time(p_stage_rep * grb / sg, rg, t * sg, net), 0.0) + np.where(
-        erg > 1, coll.allreduce_time(p_stage_exp * grb / esg, erg, t * ep * esg, net), 0.0)
+        erg > 1, coll.allreduce_time(p_stage_exp * grb / esg, erg, estride * esg, net), 0.0)
     grad_sync = np.where(z3, shard_ar, np.where(zero >= 1, rs + shard_ar, ar)) * train_last
     param_sync = np.where((zero >= 1) & ~z3, ag, 0.0) * train_last
     dp_on = c["overlap_dp"] > 0
@@ -735,11 +750,15 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     flag(c["layers"] + 2.0 < pp * vpp, LAYERS_PP)
     flag(np.mod(c["global_batch"], dp * b) != 0, BATCH_DP)
     flag(np.mod(s, cp) != 0, SEQ_CP)
-    flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(dpc, ep) != 0)), EXPERTS_EP)
+    flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(t * dpc, estride) != 0)), EXPERTS_EP)
+    # a folded expert layout (etp != tp) needs the attention's tokens sequence-sharded
+    flag((is_moe & ((np.mod(fe, etp) != 0) | ((etp != t) & ~sp & (t > 1))))
+         | (~is_moe & (c["etp"] > 0) & (etp != t)), EXPERT_TP)
     flag((vpp > 1) & ((pp < 2) | (np.mod(m, pp) != 0)), INTERLEAVE)
     flag(memory > c["hbm_bytes"], OUT_OF_MEMORY)
     flag((c["host_memory_bytes"] > 0) & (host_bytes > c["host_memory_bytes"]), HOST_MEMORY)
-    flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, t) != 0)), FFN_TP)
+    # shared experts are split tp ways like a dense FFN, routed ones etp ways
+    flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, t) != 0) & ((etp == t) | (c["shared_experts"] > 0))), FFN_TP)
     flag(~is_moe & (ep > 1), EP_DENSE)
     flag((sg_in > 0) & (np.mod(dpc, np.maximum(sg_in, 1.0)) != 0), SHARD_GROUP)
 
@@ -766,7 +785,14 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     tensor_s, memory_s = power.busy_split(hf_tok * tokens / n_gpus, c["peak_flops"] * c["eff_matmul"], busy_s)
     comm_s = (steady * Lb * (tp_exp + ep_exp + cp_exp + fsdp_exp) + 2.0 * steady * fsdp_first + pp_exposed
               + dp_exposed + steady * offload_t)
-    watts, stretch = power.step_power(c, tensor_s, memory_s + comm_s, iteration)
+    # the attention kernels' time beyond their FLOPs at the GEMM rate is not HBM-bound either
+    attn_rerun = (recompute == 2) | ((recompute == 1) & (c["rc_core_attn"] > 0))
+    attn_s = steady * Lb * (attn_f * (1.0 + attn_rerun * bwd_active) + attn_b * bwd_active)
+    gemm_rate = c["peak_flops"] * c["eff_matmul"]
+    attn_excess = attn_s * np.clip(1.0 - c["peak_flops_16"] * c["eff_attention"] / gemm_rate, 0.0, 1.0)
+    # nor is the slowdown under overlapped collectives (their time)
+    not_hbm = np.minimum(attn_excess + (busy_s - compute_s), memory_s)
+    watts, stretch = power.step_power(c, tensor_s, memory_s - not_hbm, iteration, comm_s + not_hbm)
     power_cap_s = iteration * (stretch - 1.0)
     iteration = iteration + power_cap_s
     per_gpu_time = iteration * n_gpus

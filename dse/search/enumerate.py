@@ -21,7 +21,7 @@ from .space import SearchSpace, transformer_shape
 
 #: Columns of :func:`software_grid`, in the order the rows are sorted by.
 SOFTWARE_COLUMNS = (
-    "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers", "microbatch",
+    "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers", "microbatch",
     "global_batch", "num_gpus",
 )
 
@@ -47,7 +47,7 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
     """Every valid software configuration of ``space`` on ``num_gpus`` GPUs.
 
     Returns the cost-model plan columns (:data:`SOFTWARE_COLUMNS`) as float64 arrays of equal
-    length: tp, pp, dp, cp, ep, vpp, zero, shard_group (0 = all dp*cp ranks), sp (0/1), recompute (0 none, 1 selective, 2 full, as
+    length: tp, pp, dp, cp, ep, etp, vpp, zero, shard_group (0 = all dp*cp ranks), sp (0/1), recompute (0 none, 1 selective, 2 full, as
     :data:`dse.api.RECOMPUTE_CODE`), offload_layers (per stage; more than a stage holds are
     left out), microbatch and global_batch (sequences), num_gpus. Rows are
     unique and sorted lexicographically by those columns.
@@ -56,7 +56,9 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
     expert_ffn_hidden for MoE) divisible by tp; layers + 2 at least pp*vpp (stages may be uneven, as
     Megatron-core's first/last stages; the cost model paces them by the fullest); vpp > 1 only with pp > 1 and
     microbatches per pipeline (global_batch / (dp*microbatch)) divisible by pp; global_batch by
-    dp*microbatch; seq_len by cp; MoE: experts and dp*cp divisible by ep; dense: ep = 1.
+    dp*microbatch; seq_len by cp; MoE: experts divisible by ep, tp*dp*cp by etp*ep and
+    expert_ffn_hidden by etp (etp 0: tp's; another etp only with sequence parallelism or tp = 1);
+    dense: ep = 1 and etp 0.
     ``sp: auto`` gives sp = (tp > 1); with a list, tp = 1 rows have sp = 0 (sequence
     parallelism needs tp > 1) and tp > 1 rows take every listed value. Memory is not checked
     (the cost model flags out-of-memory plans).
@@ -120,9 +122,20 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
         none_left(rows, lambda: f"a dense model takes ep = 1 only, and parallel.ep ({listed(par.ep)}) lacks it")
     else:
         none_left(rows, lambda: f"no ep of parallel.ep ({listed(par.ep)}) divides the {model.moe.experts} experts")
-        dpc = rows["dp"] * rows["cp"]
-        rows = _keep(rows, dpc % rows["ep"] == 0)
-        none_left(rows, lambda: f"no ep ({listed(eps)}) divides dp*cp ({listed(dpc)})")
+
+    # the experts' tensor-parallel split: 0 = tp's (etp listed equal to tp is the same plan)
+    etps = sorted({0 if e == "tp" else int(e) for e in par.etp})
+    rows = _cross(rows, "etp", etps)
+    rows["etp"] = np.where(rows["etp"] == rows["tp"], 0, rows["etp"])
+    if model.moe is None:
+        rows = _keep(rows, rows["etp"] == 0)
+        none_left(rows, lambda: "a dense model has no experts to split: parallel.etp takes tp only")
+    else:
+        etp_run = np.where(rows["etp"] > 0, rows["etp"], rows["tp"])
+        whole = rows["tp"] * rows["dp"] * rows["cp"]
+        rows = _keep(rows, (whole % (etp_run * rows["ep"]) == 0) & (model.moe.expert_ffn_hidden % etp_run == 0))
+        none_left(rows, lambda: "no etp*ep divides tp*dp*cp with etp dividing expert_ffn_hidden "
+                                f"({model.moe.expert_ffn_hidden})")
 
     rows = _cross(rows, "vpp", vpps)
     pv = rows["pp"] * rows["vpp"]
@@ -173,10 +186,20 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
         rows = _keep(rows, (rows["tp"] > 1) | (rows["sp"] == choices[0]))
         rows["sp"] = np.where(rows["tp"] > 1, rows["sp"], 0)
 
+    # a folded expert layout needs the attention's tokens sequence-sharded
+    rows = _keep(rows, (rows["etp"] == 0) | (rows["sp"] == 1) | (rows["tp"] == 1))
+    none_left(rows, lambda: "every plan with etp != tp has tp > 1 without sequence parallelism (sp)")
+
     n = len(rows["tp"])
     rows["num_gpus"] = np.full(n, n_gpus, dtype=np.int64)
     order = np.lexsort([rows[k] for k in reversed(SOFTWARE_COLUMNS)])
-    return {k: rows[k][order].astype(np.float64) for k in SOFTWARE_COLUMNS}
+    out = {k: rows[k][order].astype(np.float64) for k in SOFTWARE_COLUMNS}
+    if len(etps) > 1:  # an etp listed equal to tp duplicates the tp row
+        table = np.stack([out[k] for k in SOFTWARE_COLUMNS], axis=1)
+        keep = np.ones(len(table), dtype=bool)
+        keep[1:] = np.any(table[1:] != table[:-1], axis=1)
+        out = {k: v[keep] for k, v in out.items()}
+    return out
 
 
 #: Columns of :func:`serving_grid` (LLM serving plans), in sort order.

@@ -23,7 +23,7 @@ from .enumerate import plan_grid
 from .space import METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
 PLAN_COLUMNS = (
-    "num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers",
+    "num_gpus", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers",
     "microbatch", "global_batch",
 )
 #: Extra input columns kept in the results table (what a reader needs to redo the arithmetic).
@@ -200,6 +200,8 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
     data: dict[str, Any] = {"trial": np.broadcast_to(np.asarray(trial, dtype=np.int64), (n,))}
     for name in w.plan:
         data[name] = np.broadcast_to(np.asarray(cols[name], dtype=np.float64), (n,))
+    if "etp" in data:  # results name the experts' split (the cost model's 0: as tp)
+        data["etp"] = np.where(data["etp"] > 0, data["etp"], data["tp"])
     for name, value in knobs.items():
         data[f"hw.{name}"] = np.broadcast_to(np.asarray(value, dtype=np.float64), (n,))
     for name in w.inputs:

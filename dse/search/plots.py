@@ -343,8 +343,10 @@ def _plan_text(row: pd.Series) -> str:
         parts.append(f"emb {SHARDING_NAMES.get(int(v('emb_sharding')), '?')}"
                      + (f"/{PLANNER_NAMES.get(int(v('emb_planner')), '?')}"
                         if math.isfinite(v("emb_planner")) and int(v("emb_sharding")) in (0, 2, 3, 5, 6) else ""))
-    for c in ("tp", "pp", "dp", "cp", "ep", "vpp"):
-        if math.isfinite(v(c)) and (v(c) != 1 or c in ("tp", "pp", "dp")):
+    for c in ("tp", "pp", "dp", "cp", "ep", "etp", "vpp"):
+        if c == "etp" and not (math.isfinite(v(c)) and v(c) > 0 and v(c) != v("tp")):
+            continue  # 0: the experts split as the attention
+        if math.isfinite(v(c)) and (v(c) != 1 or c in ("tp", "pp", "dp", "etp")):
             parts.append(f"{c}{v(c):g}")
     if math.isfinite(v("zero")) and v("zero") > 0:
         parts.append(f"zero{v('zero'):g}" + (f"/{v('shard_group'):g}" if v("shard_group") > 0 else ""))

@@ -35,7 +35,7 @@ MANIFEST = "manifest.json"
 DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num_gpus", "minimize")]
 #: The parallel plan of a configuration, in display order (every kind of run: a table holds
 #: those of its kind; ``batch`` is the serving batch in flight, ``emb_*`` the DLRM embedding plan).
-PLAN_COLUMNS = ("num_gpus", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "vpp", "zero",
+PLAN_COLUMNS = ("num_gpus", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero",
                 "shard_group", "sp",
                 "recompute", "offload_layers", "batch", "spec_tokens", "microbatch", "global_batch")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).

@@ -213,6 +213,10 @@ class ParallelSpace(Spec):
     vpp: Degrees = [1]
     cp: Degrees = [1]
     ep: Degrees = [1]
+    #: ways each routed expert is split tensor-parallel (training's parallel.etp): ``tp`` (as
+    #: the attention) or a number, which folds the experts into their own etp x ep layout
+    #: (needs sequence parallelism with tp > 1; plans it does not divide are left out)
+    etp: Annotated[list[Union[PositiveInt, Literal["tp"]]], Field(min_length=1)] = ["tp"]
     zero: Annotated[list[Annotated[int, Field(strict=True, ge=0, le=3)]], Field(min_length=1)] = [1]
     #: hybrid sharding: ranks one ZeRO/FSDP shard group spans (0 = all dp*cp ranks); a group
     #: that does not divide dp*cp, or any group with ZeRO 0, is left out of the grid

@@ -127,6 +127,45 @@ def test_faster_hbm_moves_the_same_bytes_for_the_same_dynamic_energy():
     assert fast["energy_per_token_j"] < base["energy_per_token_j"]
 
 
+def test_time_hbm_does_not_pace_draws_the_datasheet_share_whatever_the_bandwidth():
+    """Exposed collectives (paced by the links) and attention kernels draw the memory-bound share
+    as measured on the datasheet GPU: a what-if with 4x the HBM bandwidth bills the same power
+    for them, while HBM-bound time draws 4x the dynamic power (same energy per byte)."""
+    c = {"power_w": 700.0, "power_ref_w": 0.0, "power_idle": 0.2, "power_tensor": 1.0, "power_hbm": 0.2,
+         "peak_flops": 1e15, "power_ref_flops": 1e15, "hbm_bw": 3e12, "power_ref_hbm_bw": 3e12}
+    fast = {**c, "hbm_bw": 12e12}
+    idle_w = 0.2 * 700.0
+    span = 700.0 - idle_w
+    for cols in (c, fast):
+        w, _ = power.step_power(cols, 0.0, 0.0, 1.0, 0.5)
+        assert w == pytest.approx(idle_w + span * 0.2 * 0.5, rel=1e-12)
+    w1, _ = power.step_power(c, 0.0, 0.1, 1.0, 0.5)
+    w4, _ = power.step_power(fast, 0.0, 0.1, 1.0, 0.5)
+    assert w1 == pytest.approx(idle_w + span * 0.2 * (0.1 + 0.5), rel=1e-12)
+    assert w4 == pytest.approx(idle_w + span * (0.8 * 0.1 + 0.2 * 0.5), rel=1e-12)
+
+
+def test_faster_hbm_never_slows_an_attention_bound_step_under_a_power_limit():
+    """Regression: Llama-3-8B, FP8, 64k-token sequences (attention-bound, its kernels in 16 bits)
+    on 8 H100 held at 500 W got slower and costlier with faster HBM (3.35 -> 13.4 TB/s: 13.07 ->
+    14.20 s, the time the clocks were slowed 1.19 -> 2.68 s), because the attention kernels' and
+    the collectives' time drew the HBM share scaled by the bandwidth."""
+    import dse
+
+    def scenario(tbps):
+        return dse.load_scenario({
+            "workload": "train", "precision": "fp8", "model": {"preset": "llama3-8b", "seq_len": 65536},
+            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8, "hbm_tbps": tbps, "power_w": 500,
+                        "efficiency": {"attention": 0.268}},
+            "parallel": {"tp": 1, "dp": 4, "cp": 2, "zero": 3, "recompute": "full", "microbatch": 1,
+                         "global_batch": 4}})
+
+    out = dse.evaluate([scenario(t) for t in (3.35, 6.7, 13.4)])
+    assert out["time_power_cap_s"].iloc[0] > 0  # the limit binds
+    assert np.all(np.diff(out["iteration_time_s"].to_numpy()) < 0)
+    assert np.all(np.diff(out["energy_per_token_j"].to_numpy()) < 0)
+
+
 def test_without_a_reference_rate_the_shares_apply_as_they_are():
     np.testing.assert_allclose(power.rate_scaled(0.5, np.array([1e12, 2e12]), 0.0), [0.5, 0.5])
     np.testing.assert_allclose(power.rate_scaled(0.5, np.array([1e12, 2e12]), 1e12), [0.5, 1.0])

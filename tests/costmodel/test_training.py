@@ -418,6 +418,43 @@ def test_moe_tensor_parallel_experts_gather_the_routed_copies():
         -2 * T * h * 2.0 / 2, rel=1e-9)
 
 
+def test_folded_experts_hand_computed():
+    """Mixtral-8x7B on 64 H100 with tp 2, ep 8, microbatch 1 of 4096 tokens. etp 1 folds the
+    experts into their own layout: the 8 EP ranks are consecutive GPUs (one node), each holds
+    whole experts (1/8 of them, not 1/16) and runs its EP rank's copies without a TP gather; the
+    attention is still split 2 ways. Same FLOPs per GPU either way."""
+    from dse.costmodel import collectives as coll
+    plan = {"tp": 2, "dp": 32, "ep": 8, "sp": True, "microbatch": 1, "global_batch": 256}
+    split, folded = (columns({**plan, "etp": e}, model="mixtral-8x7b") for e in (None, 1))
+    assert split["etp"] == 0.0 and folded["etp"] == 1.0
+    net = _net(folded)
+    T, h = 4096.0, 4096.0
+    send = 2 * T * h * 2.0 / 2  # a TP rank's sequence shard of the Tk = 2T routed copies, 2 bytes
+    d_split, d_folded = detail(split), detail(folded)
+    assert d_folded["detail_ep_f"] == pytest.approx(2 * float(coll.all_to_all_time(send, 8.0, 1.0, net)), rel=1e-9)
+    gather = 0.5 * float(coll.allreduce_time(2 * T * h * 2.0, 2.0, 1.0, net))
+    assert d_split["detail_ep_f"] == pytest.approx(2 * (float(coll.all_to_all_time(send, 8.0, 2.0, net)) + gather),
+                                                   rel=1e-9)
+    assert d_folded["detail_ep_f"] < d_split["detail_ep_f"]  # inside a node, no gather
+    (o_split, _, _), (o_folded, _, _) = run(split), run(folded)
+    experts = 32 * 8 * 3 * h * 14336.0  # 32 layers of 8 experts of 3 matrices, bf16 below
+    assert o_folded["memory_weights_bytes"] - o_split["memory_weights_bytes"] == pytest.approx(
+        2.0 * experts * (1 / 8 - 1 / 16), rel=1e-9)
+    assert o_folded["hardware_tflops_per_gpu"] * o_folded["iteration_time_s"] == pytest.approx(
+        o_split["hardware_tflops_per_gpu"] * o_split["iteration_time_s"], rel=1e-9)
+
+
+def test_folded_experts_infeasible_with_reasons():
+    cases = [({"tp": 2, "dp": 32, "ep": 8, "etp": 1, "sp": False}, "needs sequence parallelism"),
+             ({"tp": 2, "dp": 32, "ep": 8, "etp": 16}, "etp*ep = 16*8 = 128 must divide tp*dp*cp = 2*32*1 = 64"),
+             ({"tp": 2, "dp": 32, "ep": 8, "etp": 3}, "expert_ffn_hidden 14336 must be divisible by etp 3")]
+    for plan, words in cases:
+        out, mask, reason = run(columns({**plan, "global_batch": 256}, model="mixtral-8x7b"))
+        assert mask and words in reason, reason
+    _, mask, reason = run(columns({"tp": 8, "dp": 8, "etp": 1, "global_batch": 64}))
+    assert "no experts" in reason
+
+
 def test_the_dispatch_hides_only_under_the_shared_experts_within_a_microbatch():
     """The routed experts wait for the dispatch and feed the combine: within one microbatch the
     all-to-alls can hide only under the shared experts' GEMMs (Megatron-core's

@@ -36,16 +36,17 @@ MOE = {
                  "cluster": {"gpu": "H100"}},
     "gpus": [8, 12, 16, 24, 32],
     "parallel": {"tp": [1, 2, 4, 8], "pp": [1, 2, 4], "vpp": [1, 2], "cp": [1, 2],
-                 "ep": [1, 2, 3, 4, 6, 8], "zero": [1], "sp": "auto", "recompute": ["selective"],
+                 "ep": [1, 2, 3, 4, 6, 8], "etp": ["tp", 1, 2], "zero": [1], "sp": [True, False], "recompute": ["selective"],
                  "microbatch": [1, 2]},
     "global_batch": {"tokens": [262144, 524288, 786432, 1000000]},
 }
-#: Mixtral itself, with sp listed as [true] only.
+#: Mixtral itself, with sp listed as [true] only, the experts folded (etp 1) or split as the attention.
 MIXTRAL = {
     "scenario": {"model": "mixtral-8x7b", "cluster": {"gpu": "H100"}},
     "gpus": {"min": 8, "max": 64, "scale": "pow2"},
     "parallel": {"tp": [1, 2, 4], "pp": [1, 2, 4], "vpp": [1, 2, 4], "cp": [1, 2], "ep": [1, 2, 4, 8],
-                 "zero": [0, 1], "shard_group": [0, 2, 8], "sp": [True], "recompute": ["none", "full"],
+                 "etp": [1, "tp"], "zero": [0, 1], "shard_group": [0, 2, 8], "sp": [True],
+                 "recompute": ["none", "full"],
                  "offload_layers": [0, 4, 12],
                  "microbatch": [1, 2, 4]},
     "global_batch": {"sequences": [128, 256]},
@@ -75,20 +76,29 @@ def brute_force(space, num_gpus):
             continue
         if vpp > 1 and (pp < 2 or (gb // (dp * mb)) % pp):
             continue
-        if moe is not None:
-            if moe.experts % ep or (dp * cp) % ep:
-                continue
-        elif ep != 1:
+        if moe is None and ep != 1:
+            continue
+        if moe is not None and moe.experts % ep:
             continue
         if par.sp == "auto":
             sps = [int(tp > 1)]
         else:
             sps = [0] if tp == 1 else sorted({int(v) for v in par.sp})
-        for sg in par.shard_group:
-            if sg and not (zero >= 1 and sg < dp * cp and (dp * cp) % sg == 0):
+        for e in par.etp:
+            etp = 0 if e == "tp" or e == tp else e  # 0: the experts split as the attention
+            run = etp or tp
+            if moe is None and etp:
                 continue
-            for sp in sps:
-                rows.add((tp, pp, dp, cp, ep, vpp, zero, sg, sp, RECOMPUTE_CODE[rc], off, mb, gb, num_gpus))
+            if moe is not None and ((tp * dp * cp) % (run * ep) or moe.expert_ffn_hidden % run):
+                continue
+            for sg in par.shard_group:
+                if sg and not (zero >= 1 and sg < dp * cp and (dp * cp) % sg == 0):
+                    continue
+                for sp in sps:
+                    if etp and tp > 1 and not sp:  # folding needs sequence parallelism
+                        continue
+                    rows.add((tp, pp, dp, cp, ep, etp, vpp, zero, sg, sp, RECOMPUTE_CODE[rc], off, mb, gb,
+                              num_gpus))
     return rows
 
 
@@ -134,7 +144,14 @@ def test_grid_columns_and_degree_product():
     np.testing.assert_array_equal(grid["tp"] * grid["pp"] * grid["dp"] * grid["cp"], 24.0)
     assert set(grid["ep"]) <= {1.0, 2.0, 3.0, 6.0}  # divisors of 6 experts; 4 and 8 never
     assert 4.0 not in set(grid["tp"])  # expert_ffn_hidden 14334 % 4 != 0
-    np.testing.assert_array_equal(grid["sp"], (grid["tp"] > 1).astype(float))  # sp auto
+    assert set(grid["sp"][grid["tp"] == 1]) == {0.0}  # sequence parallelism needs tp > 1
+    # etp: 0 (as tp), 1 or 2 (never equal to the row's tp), folded only with sp on at tp > 1
+    assert set(grid["etp"]) == {0.0, 1.0, 2.0}
+    assert not np.any(grid["etp"] == grid["tp"])
+    folded = grid["etp"] > 0
+    assert np.all(grid["sp"][folded & (grid["tp"] > 1)] == 1.0)
+    etp = np.where(folded, grid["etp"], grid["tp"])
+    np.testing.assert_array_equal(np.mod(grid["tp"] * grid["dp"] * grid["cp"], etp * grid["ep"]), 0.0)
 
 
 def test_sp_list_at_tp_one_is_off():
