@@ -1054,7 +1054,9 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     emb_weights = emb["mem_elems"] * eb
     emb_state = np.where(fz_emb, 0.0, emb["mem_elems"] * st_el + emb["mem_rows"] * st_row)
     shard_d = np.where(fsdp, dp, 1.0)
-    dense_w = p_gpu * (act + master) / shard_d + np.where(fsdp, 2.0 * p_gpu / np.maximum(n_dense, 1.0) * act, 0.0)
+    # FSDP gathers two layers' weights at a time, unless there is nothing to shard (one rank)
+    dense_w = p_gpu * (act + master) / shard_d + np.where(fsdp & (shard_d > 1),
+                                                           2.0 * p_gpu / np.maximum(n_dense, 1.0) * act, 0.0)
     dense_g = p_train_gpu * act / shard_d
     dense_o = p_train_gpu * dense_state / shard_d
     act_el = bot_act + top_act + inter_act + b * sh["dsum"]  # + the received pooled vectors

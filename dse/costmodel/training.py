@@ -531,14 +531,18 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         off = np.minimum(off_stage, n_layers)
         return np.minimum(off, nf), np.clip(off - nf, 0.0, n_layers - nf)
 
+    # the MoE host stall's backward part (a third of the launches are forward, two thirds backward)
+    stall_b = host_stall * 2.0 * bwd_active / (1.0 + 2.0 * bwd_active)
     offload_t = 0.0  # exposed per stage and microbatch, s
     offload_hidden = 0.0
     if any_offload:
         host_bw = c["host_link_bw"] * c["eff_host_link"]
         off_fz, off_tr = offloaded(L_first, f_first)
+        # the copies run while the next layer takes its wall time, the GPU's and the host stall's
+        fwd_wall, bwd_wall = fwd_time + host_stall - stall_b, bwd_time + stall_b
         for n_off, nbytes in ((off_fz, keep_frozen), (off_tr, stored)):
             copy = nbytes / host_bw  # one layer, one direction, s
-            exposed = np.maximum(copy - fwd_time, 0.0) + np.maximum(copy - bwd_time, 0.0)
+            exposed = np.maximum(copy - fwd_wall, 0.0) + np.maximum(copy - bwd_wall, 0.0)
             offload_t = offload_t + n_off * exposed
             offload_hidden = offload_hidden + n_off * (2.0 * copy - exposed)
 
@@ -610,8 +614,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     dp_on = c["overlap_dp"] > 0
     min_exposed = 1.0 / np.maximum(Lb, 1.0)
     # the data-parallel collectives run on the communication stream while the GPU computes or
-    # waits for the host to launch a MoE layer (its stall: 1/3 forward, 2/3 backward)
-    stall_b = host_stall * 2.0 * bwd_active / (1.0 + 2.0 * bwd_active)
+    # waits for the host to launch a MoE layer (its stall: 1/3 forward, 2/3 backward: stall_b)
     bwd_window = Lb * (layer_b + comm_b_layer + stall_b)
     fwd_window = Lb * (layer_f + comm_f_layer + host_stall - stall_b)
     grad_exp = np.where(dp_on, np.maximum(grad_sync - bwd_window, grad_sync * min_exposed), grad_sync)

@@ -306,6 +306,18 @@ def test_more_hbm_bandwidth_is_never_slower(rows, factor, name):
 
 
 @PROPERTY
+@given(st.lists(configs(), min_size=1, max_size=16), st.sampled_from(sorted(MODELS)))
+def test_fsdp_never_needs_more_memory_than_replicated_dense_layers(rows, name):
+    """ZeRO-3 shards the dense layers over the data-parallel ranks and gathers two layers at a
+    time: never more than keeping them whole (regression: with one rank it added the gather
+    buffers to the unsharded weights, +8 MB on one GPU)."""
+    m = MODELS[name]
+    whole = cm.evaluate_dlrm(m, _batch([{**r, "zero": 0.0} for r in rows]))
+    fsdp = cm.evaluate_dlrm(m, _batch([{**r, "zero": 3.0} for r in rows]))
+    assert np.all(fsdp["memory_per_gpu_bytes"] <= whole["memory_per_gpu_bytes"] * (1 + 1e-12))
+
+
+@PROPERTY
 @given(st.lists(configs(), min_size=1, max_size=16), st.floats(1.05, 4.0), st.sampled_from(sorted(MODELS)))
 def test_more_hbm_never_turns_feasible_into_infeasible(rows, factor, name):
     m = MODELS[name]

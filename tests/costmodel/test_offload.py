@@ -164,3 +164,21 @@ def test_offloading_more_than_the_host_holds_is_infeasible_with_the_arithmetic()
     assert not int(h100["infeasible_mask"]) & dse.costmodel.training.HOST_MEMORY
     stated = _one(_llama70b_fsdp("H100-SXM-80GB", offload=79, host_memory_gb=256))
     assert int(stated["infeasible_mask"]) & dse.costmodel.training.HOST_MEMORY
+
+
+def test_copies_hide_under_the_layers_wall_time_with_the_moe_host_stall():
+    """A host-bound MoE layer takes longer than its GPU time; the offload copies run under the
+    whole of it. Regression: gpt-oss-120b on 64 B300 (tp 2, pp 8, cp 2, ep 4, two layers
+    offloaded) got slower with twice the FLOP/s, 7.04 -> 7.12 s, because a faster GPU shrank the
+    copies' window one for one while the host kept the layer's time."""
+    def scenario(scale):
+        return dse.load_scenario({
+            "workload": "train", "precision": "bf16", "model": {"preset": "gpt-oss-120b", "seq_len": 4096},
+            "cluster": {"gpu": "B300", "num_gpus": 64, "peak_tflops": {"bf16": 2250 * scale}},
+            "parallel": {"tp": 2, "pp": 8, "dp": 2, "cp": 2, "ep": 4, "zero": 1, "microbatch": 2,
+                         "global_batch": 256},
+            "training": {"offload_activation_layers": 2}})
+
+    out = dse.evaluate([scenario(1.0), scenario(2.0)])
+    assert out["host_stall_s"].iloc[0] > 0 and out["exposed_offload_s"].iloc[0] > 0
+    assert out["iteration_time_s"].iloc[1] < out["iteration_time_s"].iloc[0]
