@@ -150,7 +150,23 @@ def evaluate(scenarios: Scenario | str | Path | Mapping | Iterable, explain: boo
     if not parts:
         return evaluate_frame(pd.DataFrame(columns=list(COLUMNS)), explain=explain).assign(kind=[])
     out = pd.concat(parts, ignore_index=True).sort_values("_order", kind="stable")
-    return out.drop(columns="_order").reset_index(drop=True)
+    return unpriced_as_missing(out.drop(columns="_order").reset_index(drop=True))
+
+
+#: Metrics that are a price times a time: unknown (NaN) for a GPU without a price.
+COST_METRICS = ("cost_per_mtok_usd", "cost_per_msample_usd")
+
+
+def unpriced_as_missing(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its cost metrics NaN where the GPU has no price (``price_per_gpu_hour``
+    0: the cost model computes 0, which a table sorted by cost would read as free)."""
+    if "price_per_gpu_hour" not in frame:
+        return frame
+    unpriced = ~(pd.to_numeric(frame["price_per_gpu_hour"], errors="coerce") > 0)
+    for name in COST_METRICS:
+        if name in frame and unpriced.any():
+            frame[name] = frame[name].astype(np.float64).where(~unpriced)
+    return frame
 
 
 def evaluate_llm_training(specs: list[Scenario], explain: bool = True) -> pd.DataFrame:

@@ -222,8 +222,8 @@ def parse_vary(text: str) -> tuple[str, np.ndarray]:
 
     KNOB is one of :data:`dse.search.space.KNOBS` or ``num_gpus``; RANGE is a comma list
     (``8,16,36,72``), ``lo:hi:n`` (n linear points) or ``lo:hi:n:log`` (n log-spaced points).
-    Whole-number knobs (nvlink_domain, gpus_per_node, num_gpus) are rounded and deduplicated.
-    Raises :class:`dse.errors.InputError` naming ``--vary``, the text and what is allowed.
+    Whole-number knobs (nvlink_domain, gpus_per_node, num_gpus): a range's points are rounded and
+    deduplicated, a listed value that is not whole is an error. Raises :class:`dse.errors.InputError` naming ``--vary``, the text and what is allowed.
     """
     given = text
     if not isinstance(text, str) or "=" not in text:
@@ -266,6 +266,9 @@ def parse_vary(text: str) -> tuple[str, np.ndarray]:
             raise single("--vary", f"values must be finite numbers; expected {VARY_FORMS}", given) from None
         if values.size == 0:
             raise single("--vary", f"no values for {name}; expected {VARY_FORMS}", given)
+        if name in WHOLE_KNOBS and np.any(values != np.round(values)):
+            raise single("--vary", f"{name} takes whole numbers ({UNITS[name]}); a LO:HI:N range is rounded, "
+                         "listed values must be whole", given)
     return name, _check_values(name, values, "--vary", given)
 
 

@@ -284,3 +284,14 @@ def test_evaluate_frame_on_empty_frame():
     out = evaluate_frame(pd.DataFrame({k: pd.Series(dtype=float) for k in COLUMNS}))
     assert len(out) == 0
     assert "tokens_per_s" in out.columns
+
+
+def test_a_gpu_without_a_price_has_no_cost_rather_than_a_free_one():
+    """The cost model computes 0 from a price of 0; a table sorted by cost would read that as free."""
+    import math
+
+    base = {"model": "llama2-7b", "parallel": {"tp": 1, "dp": 8, "global_batch": 64}, "precision": "bf16"}
+    out = dse.evaluate([{**base, "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}},
+                        {**base, "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8, "price_per_gpu_hour": 0}}])
+    assert out["cost_per_mtok_usd"].iloc[0] > 0
+    assert math.isnan(out["cost_per_mtok_usd"].iloc[1])

@@ -214,7 +214,9 @@ def _check_frame(frame) -> None:
     assert len(frame) > 0
     for i in range(len(frame)):
         row = frame.iloc[i]
-        skip = NOT_APPLICABLE.get(str(row.get("kind", "")), set())
+        skip = set(NOT_APPLICABLE.get(str(row.get("kind", "")), set()))
+        if not float(row.get("price_per_gpu_hour", 0.0) or 0.0) > 0:  # no price: no cost (NaN)
+            skip |= {"cost_per_mtok_usd", "cost_per_msample_usd"}
         numeric = frame.drop(columns=[c for c in skip if c in frame]).select_dtypes(include=[np.number])
         finite = bool(np.all(np.isfinite(numeric.iloc[i].to_numpy(dtype=np.float64))))
         if bool(row["feasible"]):

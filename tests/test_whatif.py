@@ -44,7 +44,7 @@ TIME_PARTS = ("time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s",
     ("hbm_gb = 80", "hbm_gb", [80]),
     ("peak_scale=2,1,1.5", "peak_scale", [1, 1.5, 2]),  # sorted
     ("num_gpus=8:64:3:log", "num_gpus", [8, 23, 64]),  # whole numbers rounded
-    ("nvlink_domain=8,8.2,16", "nvlink_domain", [8, 16]),  # rounded and deduplicated
+    ("nvlink_domain=8:9:3", "nvlink_domain", [8, 9]),  # a range's points rounded and deduplicated
     ("price_per_gpu_hour=0,2", "price_per_gpu_hour", [0, 2]),
 ])
 def test_parse_vary_forms(text, knob, values):
@@ -66,6 +66,7 @@ def test_parse_vary_forms(text, knob, values):
     ("scaleout_gbitps=1:2", "3 parts"),
     ("hbm_gb=-1", "> 0"),
     ("nvlink_domain=0", "whole numbers >= 1"),
+    ("nvlink_domain=8,8.5,16", "listed values must be whole"),  # not silently 8
 ])
 def test_parse_vary_errors_name_the_option_the_text_and_what_is_allowed(text, needle):
     with pytest.raises(InputError) as info:

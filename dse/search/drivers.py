@@ -503,18 +503,28 @@ class ExhaustiveDriver:
         _write_chunk_versions(ctx.shard_dir, space, own)
         start = time.monotonic()
         with _parallel(ctx) as parallel:
-            step = max(ctx.workers, 1) * 2
+            # a group of chunks per call; with a timeout one chunk a worker, and no group started
+            # that the groups so far say would end past it (a chunk can take tens of seconds)
+            step = max(ctx.workers, 1) * (1 if ctx.timeout is not None else 2)
+            groups = 0
             for i in range(0, len(todo), step):
-                if _timed_out(ctx, start):
+                elapsed = time.monotonic() - start
+                if _timed_out(ctx, start) or (ctx.timeout is not None and groups
+                                              and elapsed + elapsed / groups > ctx.timeout):
                     report.notes.append("stopped by --timeout; re-run the command to finish")
                     break
+                groups += 1
                 results = parallel(
                     delayed(score_chunk)(space, str(ctx.shard_dir), *task) for task in todo[i : i + step]
                 )
                 for scored, best in results:
                     report.scored += scored
                     ctx.on_progress({"trials": 0, "chunks": 1, "configs": scored, "values": best})
+        fresh = report.scored
         report.scored = _count_rows(ctx.shard_dir, own)
+        if fresh < report.scored:
+            report.notes.append(f"this run scored {fresh:,} configurations; the other {report.scored - fresh:,} "
+                                "were kept from earlier runs")
         return report
 
 

@@ -337,6 +337,34 @@ def no_plan_reason(space: SearchSpace, num_gpus: int) -> str | None:
             "need whole nodes, and global_batch = microbatch * GPUs must be one listed")
 
 
+def unused_candidates(space: SearchSpace) -> list[str]:
+    """Notes on the candidates no valid plan uses: GPU counts without a plan, and (training,
+    serving) degrees of ``parallel`` that no plan at any GPU count takes (a tp that does not
+    divide the heads, a pp above the layers, ...). Such values cost nothing, but a user who
+    listed them should know they were not tried."""
+    counts = space.gpu_counts()
+    grids = {n: plan_grid(space, n) for n in counts}
+    notes = []
+    empty = [n for n in counts if not len(grids[n]["num_gpus"])]
+    if empty and len(empty) < len(counts):
+        shown = ", ".join(str(n) for n in empty[:8]) + (" ..." if len(empty) > 8 else "")
+        notes.append(f"no plan fits {shown} GPUs ({no_plan_reason(space, empty[0])}): nothing is scored there")
+    par = space.spec.parallel
+    for name in ("tp", "pp", "cp", "ep", "vpp", "microbatch"):
+        listed = getattr(par, name, None)
+        if not isinstance(listed, list) or not listed:
+            continue
+        used = set()
+        for grid in grids.values():
+            if name in grid:
+                used |= {int(v) for v in np.unique(grid[name])}
+        unused = sorted({int(v) for v in listed} - used)
+        if unused and used:
+            notes.append(f"parallel.{name}: {', '.join(map(str, unused))} take part in no valid plan at these GPU "
+                         "counts (the model's shape, the GPU counts or the global batch leave none with them)")
+    return notes
+
+
 def check_not_empty(space: SearchSpace) -> None:
     """Raise :class:`dse.errors.InputError` (field ``gpus``) when the space holds no valid
     configuration at any of its GPU counts, saying why for each count."""

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..costmodel import evaluate_training
+from ..api import COST_METRICS
 from .enumerate import plan_grid
 from .space import METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
@@ -214,6 +215,11 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
     df["feasible"] = apply_constraints(df, space)
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
+    if "price_per_gpu_hour" not in df and "price_per_gpu_hour" in cols:
+        price = np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,))
+        for name in COST_METRICS:  # unknown, not free, for a GPU without a price
+            if name in df:
+                df[name] = df[name].where(price > 0)
     return df
 
 

@@ -125,9 +125,12 @@ MEMORY_PARTS = (
 )
 
 
-def metric_label(metric: str) -> str:
-    """Axis label with its unit, e.g. ``throughput (tokens/s)``."""
+def metric_label(metric: str, serving: bool = False) -> str:
+    """Axis label with its unit, e.g. ``throughput (tokens/s)``; a serving run's tokens are the
+    output tokens it generates."""
     name, unit, _ = METRICS.get(metric, (metric.removeprefix("hw."), "", 1.0))
+    if serving and metric in ("tokens_per_s", "tokens_per_s_per_gpu"):
+        unit = "output tokens/s"
     return f"{name} ({unit})" if unit else name
 
 
@@ -152,7 +155,7 @@ def _si(x: float, _pos: Any = None) -> str:
 def _gpus(x: float, _pos: Any = None) -> str:
     if x <= 0:
         return ""
-    return f"{x / 1024:g}k" if x >= 8192 and x % 1024 == 0 else f"{x:g}"
+    return f"{x / 1024:g}k" if x >= 1024 and x % 1024 == 0 else f"{x:g}"
 
 
 def _set_scale(ax: Any, axis: str, metric: str, values: np.ndarray) -> None:
@@ -258,11 +261,13 @@ def _staircase(px: np.ndarray, py: np.ndarray, xdir: str) -> tuple[np.ndarray, n
 
 def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: str | None = None) -> Any:
     """One objective against another: faint feasible points, grey crosses for a sample of the
-    infeasible, the best ``y`` at each ``x`` (when ``x`` takes few values) and the staircase of
+    infeasible, the best ``y`` at each ``x`` (when ``x`` is the GPU count or a hardware knob of
+    few values) and the staircase of
     the feasible (constrained) Pareto front of the pair. Returns the matplotlib Figure."""
     (ym, ydir), (xm, xdir) = y, x
     fig = _new_figure(2.9)
     ax = fig.add_subplot()
+    serving = "itl_ms" in df.columns  # its tokens are output tokens
     df = df[list(dict.fromkeys([xm, ym, *(["feasible"] if "feasible" in df.columns else [])]))]  # small copies
     ok = feasible_rows(df)
     bad = df[~df["feasible"].fillna(False).astype(bool).to_numpy()] if "feasible" in df.columns else df.iloc[:0]
@@ -289,7 +294,8 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
             ax.scatter(fx, fy, s=5, linewidths=0, color=OKABE_ITO["sky"], alpha=alpha, rasterized=True, zorder=2),
             f"feasible ({_count(len(ok))}{shown})")
         xs = ok[xm].to_numpy(dtype=float)
-        if np.unique(xs[np.isfinite(xs)]).size <= 64:  # the best y at each x value
+        # the best y at each x value, when x is a discrete choice (GPUs, a hardware knob's values)
+        if (xm == "num_gpus" or xm.startswith("hw.")) and np.unique(xs[np.isfinite(xs)]).size <= 64:
             col = ok[ym].astype(float)
             groups = col.groupby(ok[xm].to_numpy())
             best = ok.loc[(groups.idxmax() if ydir == "maximize" else groups.idxmin()).dropna().to_numpy()]
@@ -313,8 +319,8 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
                 color=OKABE_ITO["vermillion"])
     _set_scale(ax, "x", xm, df[xm].to_numpy(dtype=float) * xf)
     _set_scale(ax, "y", ym, df[ym].to_numpy(dtype=float) * yf)
-    ax.set_xlabel(metric_label(xm))
-    ax.set_ylabel(metric_label(ym))
+    ax.set_xlabel(metric_label(xm, serving))
+    ax.set_ylabel(metric_label(ym, serving))
     # a long study name goes on its own line rather than running off the figure
     sep = ":\n" if title and len(title) > 24 else ": "
     ax.set_title(f"{title + sep if title else ''}feasible (constrained) front", loc="left")

@@ -28,6 +28,8 @@ from .pareto import normalize_objectives, pareto_front, sort_by_objectives
 
 CONFIGS = "configs.parquet"
 CONFIGS_CSV = "configs.csv"
+#: configs.csv is written only up to this many configurations (configs.parquet holds them all)
+CSV_MAX_ROWS = 1_000_000
 PARETO_CSV = "pareto.csv"
 MANIFEST = "manifest.json"
 
@@ -179,6 +181,10 @@ def read_results(out_dir: str | Path, require_manifest: bool = True,
         raise _not_results(out, "it is a file, not a folder")
     configs = out / CONFIGS
     if not configs.is_file():
+        if (out / "shards").is_dir() or any(out.glob("*.journal*")):
+            raise _not_results(out, f"it has no {CONFIGS} yet: a search here was stopped before it "
+                                    "finished; re-run its dse search command to resume and finish it "
+                                    "(what it scored is kept)")
         raise _not_results(out, f"it has no {CONFIGS}")
     manifest = read_manifest(out)
     if manifest is None:
@@ -219,7 +225,8 @@ def _check_objectives(df: pd.DataFrame, objectives: Sequence[tuple[str, str]]) -
 
 # ------------------------------------------------------------------------------ deriving files
 def finalize(out_dir: str | Path, objectives: Sequence[Any] | None = None) -> dict[str, int]:
-    """Write ``configs.csv`` and ``pareto.csv`` from ``configs.parquet``; return the counts.
+    """Write ``configs.csv`` (up to :data:`CSV_MAX_ROWS` configurations) and ``pareto.csv`` from
+    ``configs.parquet``; return the counts.
 
     ``objectives`` is ``[(metric, direction), ...]`` (default: the manifest's, else tokens/s up and
     GPUs down). ``pareto.csv`` holds every column of the feasible non-dominated configurations,
@@ -228,7 +235,10 @@ def finalize(out_dir: str | Path, objectives: Sequence[Any] | None = None) -> di
     out = Path(out_dir)
     df, manifest = read_results(out, require_manifest=False)
     objectives = normalize_objectives(objectives) if objectives is not None else manifest_objectives(manifest)
-    write_csv(_named(df), out / CONFIGS_CSV)
+    if len(df) <= CSV_MAX_ROWS:
+        write_csv(_named(df), out / CONFIGS_CSV)
+    else:  # a spreadsheet cannot open it, and writing it costs minutes and gigabytes
+        (out / CONFIGS_CSV).unlink(missing_ok=True)
     if len(df) == 0:
         front = df
     else:
@@ -413,8 +423,13 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb",
              "global_batch": "gbs", "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard"}
     for c in PLAN_COLUMNS:
-        # hybrid sharding and offloading only when some plan shown uses them
-        if c in top.columns and not (c in ("shard_group", "offload_layers") and not (top[c].fillna(0) > 0).any()):
+        # hybrid sharding and offloading only when some plan shown uses them, the experts' split
+        # only when some plan shown folds them (etp != tp)
+        if c in ("shard_group", "offload_layers") and c in top.columns and not (top[c].fillna(0) > 0).any():
+            continue
+        if c == "etp" and c in top.columns and not (top["etp"] != top["tp"]).any():
+            continue
+        if c in top.columns:
             cols.append((short.get(c, c), c, None))
     for c in hw:
         cols.append((c.removeprefix("hw."), c, None))

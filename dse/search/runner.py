@@ -28,8 +28,9 @@ from typing import Any
 from ..errors import single
 from .drivers import (DRIVERS, DriverReport, SearchContext, choose_mode, exhaustive_chunks, exhaustive_prefix,
                       model_fingerprint)
-from .enumerate import check_not_empty
-from .storage import storage_for
+from .enumerate import check_not_empty, unused_candidates
+from .results import CSV_MAX_ROWS
+from .storage import redacted_command, storage_for
 from .space import SearchSpace, load_space
 
 
@@ -102,9 +103,18 @@ def run_search(
     out = Path(out_dir) if out_dir is not None else Path("results") / study_name
     check_writable(out)
     mode_name, reason = choose_mode(space, mode or cfg.mode)
+    if mode_name == "exhaustive" and storage is not None:
+        from .storage import _redact
+
+        raise single("--storage", "exhaustive mode scores the whole space in this process and keeps no "
+                     "study to share, so a storage would do nothing (every host would redo the sweep): "
+                     f"drop --storage, or share the work as a study with --mode nested or optuna ({reason})",
+                     _redact(storage), space.source_path)
     if n_trials is None and total_trials is None:
         total_trials = cfg.n_trials
-    check_disk(out, estimated_rows(space, mode_name, n_trials or total_trials or 0))
+    rows = estimated_rows(space, mode_name, n_trials or total_trials or 0)
+    check_disk(out, rows)
+    check_memory(rows)
     sampler = sampler or cfg.sampler
     seed = cfg.seed if seed is None else seed
     started = time.time()
@@ -123,12 +133,20 @@ def run_search(
                 if mode_name == "exhaustive":
                     bar.set_total(len(exhaustive_chunks(space)))
                 report = DRIVERS[mode_name]().run(ctx)
+        report.notes.extend(unused_candidates(space))
+        if mode_name == "exhaustive" and (n_trials is not None or total_trials != cfg.n_trials):
+            report.notes.append("a trial budget (--n-trials, --total-trials) does not apply in exhaustive mode, "
+                                "which scores every configuration; --mode nested or optuna spends one")
         if report.requeued:
             report.notes.append(f"re-queued {report.requeued} trials that dead or interrupted workers left running")
-        counts, files = finalize_run(out, space, storage_obj, study_name, mode_name)
-        wall = time.time() - started
-        write_manifest(out, space, study_name, report, counts, mode_name, reason, seed, sampler, storage_url,
-                       started, wall)
+        with finalizing(out):  # processes sharing the folder finalize one at a time, the last seeing all
+            counts, files = finalize_run(out, space, storage_obj, study_name, mode_name)
+            if counts.get("scored", 0) > CSV_MAX_ROWS:
+                report.notes.append(f"configs.csv not written: {counts['scored']:,} configurations are more than "
+                                    f"{CSV_MAX_ROWS:,}; configs.parquet holds them (pandas.read_parquet)")
+            wall = time.time() - started
+            write_manifest(out, space, study_name, report, counts, mode_name, reason, seed, sampler, storage_url,
+                           started, wall)
         files.append(out / "manifest.json")
         if plots and counts.get("scored", 0):
             from .plots import plot_results
@@ -257,6 +275,50 @@ def check_disk(out_dir: Path, rows: int) -> None:
         )
 
 
+#: Bytes of memory a scored configuration takes while the results are merged (a row of every
+#: metric in pandas, and its copy on the way to Parquet: 2.4 GB peak for 857k configurations of
+#: a codesign space, rounded up).
+MEMORY_PER_ROW = 3 * 1024
+
+
+def check_memory(rows: int) -> None:
+    """Fail before any work if merging what the run scores would not fit in this machine's
+    memory (all of it is one table when the results are written)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not POSIX: no check
+        return
+    need = rows * MEMORY_PER_ROW
+    if need > 0.8 * total:
+        raise single(
+            "--mode",
+            f"too large to merge: the run scores about {rows:,} configurations, which take about "
+            f"{need / 2**30:.1f} GiB of memory as one results table (x {MEMORY_PER_ROW} B), more than 80% of "
+            f"this machine's {total / 2**30:.1f} GiB; search it with --mode nested or optuna and a trial budget, "
+            "narrow the space, or lower search.max_exhaustive so that auto picks a sampler",
+            f"{rows:,} configurations",
+        )
+
+
+@contextmanager
+def finalizing(out: Path):
+    """Hold the results folder's finalize lock (an flock on ``.finalize.lock``): two processes of
+    one study that shared ``--out`` had the one that read the shards first write last, leaving a
+    folder without the other's last trials."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".finalize.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: str = "nested"):
     """Merge the shards of completed trials (or the exhaustive chunks of this space) into
     configs.parquet, then write configs.csv and pareto.csv.
@@ -277,7 +339,11 @@ def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: 
         from optuna.trial import TrialState
 
         study = optuna.load_study(study_name=study_name, storage=storage)
-        complete = {t.number: t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))}
+        trials = study.get_trials(deepcopy=False)
+        complete = {t.number: t for t in trials if t.state == TrialState.COMPLETE}
+        # the study's trials as they stand now (other processes may have finished after this one)
+        study_counts = {"trials_complete": len(complete), "trials_total": len(trials),
+                        "trials_failed": sum(t.state == TrialState.FAIL for t in trials)}
     # the shards of this search: the exhaustive chunks of this very space, or the trials' batches
     pattern = f"{exhaustive_prefix(space)}*.parquet" if mode == "exhaustive" else "trials-*.parquet"
     frames = []
@@ -294,7 +360,10 @@ def finalize_run(out: Path, space: SearchSpace, storage, study_name: str, mode: 
         merged = merged.sort_values("trial", kind="stable").reset_index(drop=True)
     write_table(merged, out / "configs.parquet")
     counts = finalize(out, space.objectives)
-    return counts, [out / "configs.parquet", out / "configs.csv", out / "pareto.csv"]
+    if complete is not None:
+        counts = {**counts, **study_counts}
+    files = [out / "configs.parquet", out / "configs.csv", out / "pareto.csv"]
+    return counts, [f for f in files if f.exists()]
 
 
 def refresh_from_study(out_dir: str | Path, storage: str | None = None) -> dict[str, int] | None:
@@ -317,9 +386,10 @@ def refresh_from_study(out_dir: str | Path, storage: str | None = None) -> dict[
         return None
     space = space_from_dict(manifest["space"], source=manifest.get("space_file"))
     storage_obj, _ = storage_for(url, out)
-    counts, _ = finalize_run(out, space, storage_obj, manifest["study"], manifest.get("mode", "nested"))
-    manifest["counts"].update({k: int(counts.get(k, 0)) for k in ("scored", "feasible", "pareto")})
-    write_json(manifest, out / "manifest.json")
+    with finalizing(out):
+        counts, _ = finalize_run(out, space, storage_obj, manifest["study"], manifest.get("mode", "nested"))
+        manifest["counts"].update({k: int(v) for k, v in counts.items() if k in manifest["counts"]})
+        write_json(manifest, out / "manifest.json")
     return counts
 
 
@@ -371,15 +441,15 @@ def write_manifest(out: Path, space: SearchSpace, study_name: str, report: Drive
             "scored": int(counts.get("scored", 0)),
             "feasible": int(counts.get("feasible", 0)),
             "pareto": int(counts.get("pareto", 0)),
-            "trials_complete": report.trials_complete,
-            "trials_failed": report.trials_failed,
-            "trials_total": report.trials_total,
+            "trials_complete": int(counts.get("trials_complete", report.trials_complete)),
+            "trials_failed": int(counts.get("trials_failed", report.trials_failed)),
+            "trials_total": int(counts.get("trials_total", report.trials_total)),
             "duplicate_proposals": report.duplicates,
         },
         "notes": report.notes,
         "started": datetime.fromtimestamp(started, timezone.utc).isoformat(),
         "wall_time_s": round(wall, 3),
-        "command": " ".join(sys.argv),
+        "command": redacted_command(sys.argv),
     }
     write_json(manifest, out / "manifest.json")
 

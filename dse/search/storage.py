@@ -106,6 +106,18 @@ def storage_for(url: str | None, out_dir: Path) -> tuple[Any, str]:
     return database_storage(url), _redact(url)
 
 
+def redacted_command(argv: list[str]) -> str:
+    """A command line with the password of every database URL in it hidden (``--storage URL``
+    or ``--storage=URL``), for the manifest."""
+    out = []
+    for token in argv:
+        key, eq, value = token.partition("=") if token.startswith("--") and "=" in token else ("", "", token)
+        if "://" in value and "@" in value:
+            value = _redact(value)
+        out.append(f"{key}{eq}{value}" if eq else value)
+    return " ".join(out)
+
+
 def _redact(url: str) -> str:
     """The URL without its password (for the manifest and messages)."""
     from sqlalchemy.engine import make_url

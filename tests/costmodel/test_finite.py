@@ -709,6 +709,8 @@ def check_frame(frame, specs):
         bad = ~np.isfinite(values.to_numpy(dtype=np.float64))
         if name in DLRM_NOT_APPLICABLE:
             bad &= ~frame["kind"].str.startswith("dlrm").to_numpy()
+        if name in dse.api.COST_METRICS:  # unknown (NaN) for a GPU without a price
+            bad &= frame["price_per_gpu_hour"].to_numpy(dtype=np.float64) > 0
         assert not bad.any(), (name, [specs[i] for i in np.flatnonzero(bad)[:2]])
     assert (frame["iteration_time_s"] > 0).all()
     infeasible = ~frame["feasible"].to_numpy(dtype=bool)

@@ -198,3 +198,11 @@ def test_serving_breakdown_is_in_ms_per_engine_iteration():
     assert "mean time per engine iteration (ms)" in texts and " 65.8 ms" in texts
     with mpl.rc_context(RC):  # training keeps seconds per iteration
         assert "time per iteration (s)" in _texts(plot_breakdown(_row()))
+
+
+def test_labels_name_output_tokens_for_serving_and_gpu_ticks_one_style():
+    from dse.search.plots import _gpus, metric_label
+
+    assert metric_label("tokens_per_s_per_gpu", serving=True) == "throughput per GPU (output tokens/s)"
+    assert metric_label("tokens_per_s_per_gpu") == "throughput per GPU (tokens/s)"
+    assert [_gpus(x) for x in (512, 1024, 4096, 16384, 1536)] == ["512", "1k", "4k", "16k", "1536"]

@@ -127,3 +127,52 @@ def test_a_search_without_a_terminal_logs_plain_progress_lines(tmp_path, monkeyp
     assert lines and "of 12 trials" in lines[-1] and "configurations scored" in lines[-1] and "best " in lines[-1]
     run_search(CODESIGN_SMALL, out_dir=tmp_path / "off", mode="optuna", total_trials=12, progress=False, plots=False)
     assert "search optuna:" not in capsys.readouterr().err
+
+
+def test_the_manifest_command_hides_database_passwords():
+    from dse.search.storage import redacted_command
+
+    argv = ["dse", "search", "s.yaml", "--storage", "postgresql://postgres:s3cret@127.0.0.1:5432/test",
+            "--storage=postgresql://u:pw@h/db", "--out", "r", "--n-trials", "2"]
+    line = redacted_command(argv)
+    assert "s3cret" not in line and "pw@" not in line
+    assert line == ("dse search s.yaml --storage postgresql://postgres:***@127.0.0.1:5432/test "
+                    "--storage=postgresql://u:***@h/db --out r --n-trials 2")
+
+
+def test_exhaustive_mode_refuses_a_storage_and_notes_an_unused_trial_budget(tmp_path):
+    """A storage in exhaustive mode would let every host redo the whole sweep: an error that says
+    so; a trial budget there is a note, not silence; a resumed sweep says what it kept."""
+    with pytest.raises(InputError) as info:
+        run_search(QUICKSTART, out_dir=tmp_path / "a", mode="exhaustive",
+                   storage="postgresql://u:secret@127.0.0.1:1/x", progress=False, plots=False)
+    message = str(info.value)
+    assert "--storage" in message and "exhaustive" in message and "secret" not in message
+    summary = run_search(QUICKSTART, out_dir=tmp_path / "b", mode="exhaustive", n_trials=2, progress=False,
+                         plots=False)
+    assert any("does not apply in exhaustive mode" in n for n in summary.report.notes)
+    again = run_search(QUICKSTART, out_dir=tmp_path / "b", mode="exhaustive", progress=False, plots=False)
+    assert any("were kept from earlier runs" in n for n in again.report.notes)
+
+
+def test_candidates_no_plan_uses_are_noted(tmp_path):
+    from dse.search.enumerate import unused_candidates
+    from dse.search.space import space_from_dict
+
+    space = space_from_dict({
+        "scenario": {"model": "llama2-7b", "precision": "bf16", "cluster": {"gpu": "H100-SXM-80GB"}},
+        "gpus": [8, 24], "parallel": {"tp": [1, 2, 3, 8], "pp": [1, 64], "microbatch": [1]},
+        "global_batch": {"sequences": [64]}})
+    notes = unused_candidates(space)
+    assert any(n.startswith("no plan fits 24 GPUs") for n in notes)
+    assert any(n.startswith("parallel.tp: 3 ") for n in notes)
+    assert any(n.startswith("parallel.pp: 64 ") for n in notes)
+
+
+def test_a_stopped_search_folder_says_how_to_finish_it(tmp_path):
+    from dse.search.results import read_results
+
+    (tmp_path / "shards").mkdir()
+    with pytest.raises(InputError) as info:
+        read_results(tmp_path)
+    assert "re-run its dse search command" in str(info.value)
