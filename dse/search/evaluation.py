@@ -215,8 +215,10 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
     df["feasible"] = apply_constraints(df, space)
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
-    if "price_per_gpu_hour" not in df and "price_per_gpu_hour" in cols:
+    if "price_per_gpu_hour" in cols:
         price = np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,))
+        if space.spec.price_model is not None:  # each point's price, beside its knobs
+            df["price_per_gpu_hour"] = price
         for name in COST_METRICS:  # unknown, not free, for a GPU without a price
             if name in df:
                 df[name] = df[name].where(price > 0)
@@ -233,7 +235,7 @@ def score_point(space: SearchSpace, num_gpus: int, knobs: dict[str, float], tria
     grid = _grid(space, int(num_gpus))
     cols: dict[str, Any] = dict(_base(space, int(num_gpus)))
     cols.update(grid)
-    cols = hardware_columns(cols, knobs)
+    cols = hardware_columns(cols, knobs, space.spec.price_model)
     cols[KNOBS_KEY] = tuple(knobs)
     n = len(grid["num_gpus"])
     return _frame(space, cols, {k: float(v) for k, v in knobs.items()}, trial, n)
@@ -252,7 +254,7 @@ def score_configs(space: SearchSpace, rows: list[tuple[int, int, dict[str, float
             continue
         cols = dict(_base(space, gpus))
         cols.update({k: float(v[index]) for k, v in grid.items()})
-        picked.append((number, knobs, hardware_columns(cols, knobs)))
+        picked.append((number, knobs, hardware_columns(cols, knobs, space.spec.price_model)))
     if not picked:
         return pd.DataFrame({"trial": [r[0] for r in rows]})
     names = list(picked[0][2])

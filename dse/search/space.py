@@ -447,6 +447,31 @@ class SearchSettings(Spec):
     chunk_configs: PositiveInt = 200_000
 
 
+#: Knobs a price model may scale the price by (not the price itself or the power limit).
+PRICED_KNOBS = tuple(k for k in KNOBS if k not in ("price_per_gpu_hour", "power_w"))
+
+
+class PriceModelSpec(Spec):
+    """The price of a co-design point, USD per GPU-hour: the base GPU's price times, for each
+    knob listed, its value over the base GPU's raised to the exponent:
+    ``price = usd_per_hour * prod((x / x_base) ** exponent)``. An exponent is an assumption the
+    user states (1: the price grows in proportion; 0.5: with its square root); dse ships no fit
+    of part prices. Without a price model every hardware point costs the scenario's price, and a
+    per-dollar objective is throughput per GPU under another name."""
+
+    #: the base GPU's price; None = the scenario's (cluster.price_per_gpu_hour or the preset's)
+    usd_per_hour: PositiveFloat | None = None
+    exponents: Annotated[dict[str, FiniteFloat], Field(min_length=1)]
+
+    @field_validator("exponents", mode="after")
+    @classmethod
+    def _priced_knobs(cls, exponents: dict[str, float]) -> dict[str, float]:
+        bad = [k for k in exponents if k not in PRICED_KNOBS]
+        if bad:
+            raise ValueError(f"unknown or unpriceable knob {bad[0]!r}; allowed: {', '.join(PRICED_KNOBS)}")
+        return exponents
+
+
 class SpaceSpec(Spec):
     """The validated content of a search-space file (the ``scenario`` block is checked
     separately by :func:`dse.scenario.scenario_from_dict`)."""
@@ -459,6 +484,8 @@ class SpaceSpec(Spec):
     parallel: ParallelSpace = ParallelSpace()
     global_batch: GlobalBatchSpace
     hardware: HardwareSpace = HardwareSpace()
+    #: the price of each hardware point from its knobs (a price/performance co-design)
+    price_model: PriceModelSpec | None = None
     train_tokens: PositiveFloat | None = None
     objectives: Annotated[list[ObjectiveSpec], Field(min_length=1)] = [
         ObjectiveSpec(metric=m, direction=d) for m, d in DEFAULT_OBJECTIVES
@@ -612,7 +639,8 @@ class SearchSpace:
         return workload(self).base(self, num_gpus)
 
 
-def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, Any]:
+def hardware_columns(base: dict[str, Any], knobs: dict[str, Any],
+                     price_model: PriceModelSpec | None = None) -> dict[str, Any]:
     """A new dict of cost-model columns: ``base`` with the knob values applied.
 
     ``knobs`` maps knob names (:data:`KNOBS`) to values in the knob's unit, scalars or numpy
@@ -623,7 +651,9 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
     nvlink_domain is set too;
     scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; host_link_gbps -> host_link_bw =
     x * 1e9 / 2 bytes/s (one direction); exp_tera_per_s -> exp_rate = x * 1e12 exponentials/s;
-    price_per_gpu_hour (USD) and power_w (W) as they are.
+    price_per_gpu_hour (USD) and power_w (W) as they are. ``price_model`` then prices the point
+    (:class:`PriceModelSpec`): each listed knob's ratio is that of the column it sets to
+    ``base``'s (peak_scale: the factor itself).
     """
     unknown = [k for k in knobs if k not in KNOBS]
     if unknown:
@@ -661,6 +691,18 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any]) -> dict[str, A
         out["price_per_gpu_hour"] = value("price_per_gpu_hour")
     if "power_w" in knobs:
         out["power_w"] = value("power_w")
+    if price_model is not None:
+        price = price_model.usd_per_hour or base["price_per_gpu_hour"]
+        for name, exponent in price_model.exponents.items():
+            if name not in knobs:
+                continue
+            if name == "peak_scale":
+                ratio = value("peak_scale")
+            else:
+                col = "nvlink_domain" if name == "gpus_per_node" else KNOBS[name][0][0]
+                ratio = np.asarray(out[col], dtype=np.float64) / float(np.asarray(base[col], dtype=np.float64))
+            price = price * np.power(ratio, exponent)
+        out["price_per_gpu_hour"] = price if np.ndim(price) else float(price)
     return out
 
 
@@ -868,10 +910,28 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
     if cap is not None and not any(n <= cap for n in counts):
         problems.append(FieldProblem("constraints.max_gpus", str(cap),
                                      f"below every GPU count in gpus (smallest {counts[0]})"))
+    pm = spec.price_model
+    if pm is not None:
+        if spec.hardware.price_per_gpu_hour is not None:
+            problems.append(FieldProblem("price_model", "price_model and hardware.price_per_gpu_hour",
+                                         "the price is either a knob or a model of the other knobs: keep one"))
+        unused = [k for k in pm.exponents if getattr(spec.hardware, k) is None]
+        if unused:
+            knobs = [k for k in PRICED_KNOBS if getattr(spec.hardware, k) is not None]
+            problems.append(FieldProblem(f"price_model.exponents.{unused[0]}", unused[0],
+                                         "prices a knob this space does not vary; its knobs: "
+                                         + (", ".join(knobs) or "none")))
     if base is None:
         return problems
+    if pm is not None and pm.usd_per_hour is None:
+        from ..hardware import resolve_hardware
+
+        if resolve_hardware(base.cluster, base.precision).price_per_gpu_hour <= 0:
+            problems.append(FieldProblem("price_model.usd_per_hour", "null",
+                                         f"the {base.cluster.gpu} preset has no price to scale: give the base "
+                                         "GPU's price, USD per GPU-hour"))
     priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd") if m in metrics]
-    if priced and spec.hardware.price_per_gpu_hour is None:
+    if priced and spec.hardware.price_per_gpu_hour is None and pm is None:
         from ..hardware import resolve_hardware
 
         if resolve_hardware(base.cluster, base.precision).price_per_gpu_hour <= 0:

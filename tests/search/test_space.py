@@ -384,3 +384,36 @@ def test_hardware_columns_vectorized():
     assert hardware_columns(base, {"gpus_per_node": 4})["nvlink_domain"] == 4.0
     # ... unless the domain is a knob too
     assert hardware_columns(base, {"gpus_per_node": 4, "nvlink_domain": 72})["nvlink_domain"] == 72.0
+
+
+# ---------------------------------------------------------------------------- price model
+def test_a_price_model_prices_each_hardware_point_by_hand():
+    """price = 10 USD x (2.0)^1 x (192/80)^0.5 for twice the peak and 192 of 80 GiB."""
+    from dse.search.space import PriceModelSpec
+
+    base = {"price_per_gpu_hour": 12.0, "peak_flops": 1e15, "peak_flops_16": 1e15, "hbm_bytes": 80 * 2.0**30}
+    model = PriceModelSpec(usd_per_hour=10.0, exponents={"peak_scale": 1.0, "hbm_gb": 0.5})
+    out = hardware_columns(base, {"peak_scale": 2.0, "hbm_gb": 192.0}, model)
+    assert out["price_per_gpu_hour"] == pytest.approx(10.0 * 2.0 * (192 / 80) ** 0.5, rel=1e-12)
+    # vectorized over points; without usd_per_hour the scenario's price is the base
+    model = PriceModelSpec(exponents={"hbm_gb": 1.0})
+    out = hardware_columns(base, {"hbm_gb": np.array([80.0, 160.0])}, model)
+    np.testing.assert_allclose(out["price_per_gpu_hour"], [12.0, 24.0], rtol=1e-12)
+    assert hardware_columns(base, {"hbm_gb": 160.0})["price_per_gpu_hour"] == 12.0  # no model: fixed
+
+
+def test_price_model_errors_name_the_field(tmp_path):
+    data = yaml.safe_load((ROOT / "search_spaces" / "codesign_h100.yaml").read_text())
+    bad = copy.deepcopy(data)
+    bad["price_model"]["exponents"]["bogus"] = 1.0
+    assert "unknown or unpriceable knob 'bogus'" in str(load_error(tmp_path, bad))
+    bad = copy.deepcopy(data)
+    bad["price_model"]["exponents"]["nvlink_gbps"] = 1.0  # not a knob of this space
+    assert "price_model.exponents.nvlink_gbps" in fields(load_error(tmp_path, bad))
+    bad = copy.deepcopy(data)
+    bad["hardware"]["price_per_gpu_hour"] = {"values": [10.0, 12.0]}
+    assert "price_model" in fields(load_error(tmp_path, bad))
+    bad = copy.deepcopy(data)
+    bad["scenario"]["cluster"] = {"gpu": "H200-SXM-141GB"}  # no preset price
+    del bad["price_model"]["usd_per_hour"]
+    assert "price_model.usd_per_hour" in fields(load_error(tmp_path, bad))
