@@ -440,6 +440,12 @@ class TrainingSpec(Spec):
     #: dispatcher); with tp > 1 (sequence parallel) either all-gathers the copies a rank receives
     #: over its TP group and reduce-scatters the experts' outputs
     moe_dispatcher: Literal["alltoall", "deepep"] = "alltoall"
+    #: routed token copies the busiest expert-parallel rank receives, over the mean (max/mean):
+    #: it paces every MoE layer, whose dispatch and expert GEMMs wait for it, and holds the most
+    #: routed activations. 1 = balanced routing (Megatron-core's moe_router_force_load_balancing,
+    #: as performance benchmarks run); for a trained router, the max/mean its framework logs per
+    #: layer; with token dropping at capacity factor c and padding to capacity, c
+    moe_load_imbalance: Annotated[float, Field(ge=1.0, le=64.0)] = 1.0
     #: expert all-to-alls of one microbatch hide under the whole layer of another (a forward
     #: paired with a backward: DeepSeek's DualPipe, Megatron-core's
     #: overlap_moe_expert_parallel_comm) rather than under the layer's shared experts (the only

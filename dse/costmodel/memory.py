@@ -70,12 +70,13 @@ def _expert_bytes(T, c, t, rep_div, ep_tokens_factor):
     experts' inner tensors) and for its shared experts.
 
     The experts are split etp ways (column ``etp``; 0: tp): an expert GPU runs the copies of
-    its EP rank, all-gathered over its etp ranks, T k etp / t of them (Tk when etp = tp), and
-    keeps their GEMM input whole; the expert output is kept after its reduce-scatter."""
+    its EP rank, all-gathered over its etp ranks, T k etp / t of them (Tk when etp = tp; the
+    busiest rank ``moe_imbalance`` times that), and keeps their GEMM input whole; the expert
+    output is kept after its reduce-scatter (on the rank's own tokens)."""
     h, act, fe = c["hidden"], c["act_bytes"], c["expert_ffn_hidden"]
     etp = np.where(c.get("etp", 0.0) > 0, c.get("etp", 0.0), t)
     routed = T * ep_tokens_factor
-    run = routed * etp / t
+    run = routed * etp / t * np.maximum(c.get("moe_imbalance", 1.0), 1.0)  # on the busiest EP rank
     return (run * h * _matmul_input_bytes(c) + routed * h * act / rep_div  # expert GEMM inputs; expert outputs
             + _ffn_inner_bytes(run, fe, c, etp)  # up outputs; activation output
             + c["shared_experts"] * fe * T * c["ffn_mats"] * act / t)
@@ -124,7 +125,8 @@ def selective_savings(T, c, t, rep_div, ep_tokens_factor):
     mla = np.where(c.get("mla_kv_rank", 0.0) > 0,
                    c["rc_mla_up"] * T * c["heads"] * (2.0 * c["head_dim"] + c.get("mla_v_dim", 0.0)) * act / t, 0.0)
     mlp = c["rc_mlp"] * _ffn_inner_bytes(T, c["ffn_hidden"], c, t)
-    moe_act = T * ep_tokens_factor * c["expert_ffn_hidden"] * mm_in / t  # the experts' activation outputs
+    imb = np.maximum(c.get("moe_imbalance", 1.0), 1.0)
+    moe_act = imb * T * ep_tokens_factor * c["expert_ffn_hidden"] * mm_in / t  # the experts' activation outputs
     moe = np.where(c["rc_moe"] > 0, _expert_bytes(T, c, t, rep_div, ep_tokens_factor), c["rc_moe_act"] * moe_act)
     dense_saved = np.where(on, 2.0 * norm + mla + mlp, 0.0)
     moe_saved = np.where(on, norm + mla + moe, 0.0)  # the FFN norm output feeds the dispatched copies
@@ -155,6 +157,7 @@ def frozen_input_savings(T, c, t, rep_div, ep_tokens_factor):
     down_in = (1.0 - sel * c["rc_mlp"]) * T * c["ffn_hidden"] * mm_in / t
     routed = T * ep_tokens_factor
     etp = np.where(c.get("etp", 0.0) > 0, c.get("etp", 0.0), t)
+    routed = routed * np.maximum(c.get("moe_imbalance", 1.0), 1.0)  # on the busiest EP rank
     expert_in = (1.0 - sel * c["rc_moe"]) * routed * etp / t * h * mm_in  # as _expert_bytes keeps it
     expert_act = (1.0 - sel * np.maximum(c["rc_moe"], c["rc_moe_act"])) * routed * c["expert_ffn_hidden"] * mm_in / t
     lq, lo, lf = c["lora_qkv"], c["lora_out"], c["lora_ffn"]

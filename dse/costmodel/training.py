@@ -241,10 +241,11 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # the copies an expert GPU runs: its EP rank's share, all-gathered over its etp ranks (with
     # sequence parallelism a TP rank sends its T/t tokens' copies; etp = tp: Tk)
     Tk_run = Tk * etp / t
+    imb = np.maximum(c["moe_imbalance"], 1.0)  # the busiest EP rank's copies over the mean: it paces
     fe = c["expert_ffn_hidden"]
     if np.any(is_moe):
         local_experts = np.maximum(c["experts"] / ep, 1.0)
-        per_expert = Tk_run / local_experts
+        per_expert = imb * Tk_run / local_experts
         eup_f, eup_b = linear(per_expert, h, (mats - 1.0) * fe / etp, local_experts)
         edown_f, edown_b = linear(per_expert, fe / etp, h, local_experts)
         # the router runs on the rank's own tokens (its sequence shard), its weights replicated
@@ -286,8 +287,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # combine (4 passes over Tk*h); with expert parallelism and several local experts the received
     # tokens are also sorted by expert and back (Megatron-core's alltoall dispatcher): 4 more
     local_sort = np.where((ep > 1) & (c["experts"] > ep), 4.0, 0.0)
-    elem_moe = (16.0 * T * h * act / rep_div + mats * Tk * fe * act / t
-                + (4.0 + local_sort) * Tk * h * act / rep_div)
+    elem_moe = (16.0 * T * h * act / rep_div + imb * mats * Tk * fe * act / t
+                + (4.0 + imb * local_sort) * Tk * h * act / rep_div)
     # FP8 casts of matmul inputs: read 2 bytes, write 1 (QKV, output projection, FFN up and down);
     # a MoE layer casts every routed copy (and the shared experts' tokens) for its expert GEMMs
     # (MLA: the output projection reads a * d_v; its up-projections read the latents)
@@ -295,7 +296,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     if any_mla:
         o_in = np.where(mla, o_proj[0] + c["mla_q_rank"] + c["mla_kv_rank"], o_in)
     cast = np.where(fp8, 3.0 * T * (2.0 * h + o_in + f / t), 0.0)
-    cast_moe = np.where(fp8, 3.0 * (T * (h + o_in) + (Tk + c["shared_experts"] * T) * (h + fe / t)), 0.0)
+    cast_moe = np.where(fp8, 3.0 * (T * (h + o_in) + (imb * Tk + c["shared_experts"] * T) * (h + fe / t)), 0.0)
     elem_f = (elem + cast) / hbm
     elem_moe_f = (elem_moe + cast_moe) / hbm
 
@@ -309,7 +310,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         sel_common = sel_common + np.where(mla, c["rc_mla_up"] * (parts[1][0] + parts[2][0]), 0.0)
     sel_dense = sel_common + c["rc_mlp"] * (ffn + mats * T * f * act / t / hbm)
     sel_moe = sel_common + np.where(c["rc_moe"] > 0, moe_ffn + elem_moe_f,
-                                    c["rc_moe_act"] * mats * Tk * fe * act / t / hbm)
+                                    c["rc_moe_act"] * imb * mats * Tk * fe * act / t / hbm)
     recompute_dense = np.where(recompute == 2, dense_f, np.where(recompute == 1, sel_dense, 0.0))
     recompute_moe = np.where(recompute == 2, moe_f, np.where(recompute == 1, sel_moe, 0.0))
 
@@ -407,7 +408,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # (without sequence parallelism, tp > 1 ranks hold the same tokens: nothing to gather, etp = tp)
     routed_tp = np.where((sp | (t == 1)) & (etp > 1),
                          0.5 * coll.allreduce_time(Tk_run * h * act, etp, 1.0, net), 0.0)
-    ep_one = ep_one + routed_tp
+    # the busiest rank receives imb times the mean: the exchange ends when it has
+    ep_one = imb * (ep_one + routed_tp)
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
     ep_again = (recompute == 2) | ((recompute == 1) & (c["rc_moe"] > 0))  # the forward all-to-alls re-run
     ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(ep_again, 2.0, 1.0)

@@ -602,3 +602,23 @@ def test_zero2_reduce_scatters_every_microbatch():
     # the extra traffic is 7 reduce-scatters: ZeRO-1's step traffic is one reduce-scatter and one
     # all-gather of the same bytes (at 2-byte gradients and weights: the same time)
     assert z2 - z1 == pytest.approx(7 * z1_one / 2, rel=1e-6)
+
+
+def test_the_busiest_expert_rank_paces_the_moe_layers():
+    """moe_load_imbalance = max/mean routed copies per EP rank: the dispatch of the busiest rank
+    takes that many times as long (it receives that many times the mean), its expert GEMMs run
+    that many more tokens and it keeps that many more routed activations; the FLOPs counted do
+    not change (the other ranks wait), so the time and MFU pay for it."""
+    plan = {"tp": 1, "dp": 64, "ep": 8, "zero": 1, "microbatch": 1, "global_batch": 256}
+    even, skew = (columns(plan, model="mixtral-8x7b", training={"moe_load_imbalance": f}) for f in (1.0, 1.5))
+    d_even, d_skew = detail(even), detail(skew)
+    assert d_skew["detail_ep_f"] == pytest.approx(1.5 * d_even["detail_ep_f"], rel=1e-12)
+    (o_even, _, _), (o_skew, _, _) = run(even), run(skew)
+    assert o_skew["iteration_time_s"] > o_even["iteration_time_s"]
+    assert o_skew["memory_activations_bytes"] > o_even["memory_activations_bytes"]
+    assert o_skew["mfu"] < o_even["mfu"]
+    assert o_skew["hardware_tflops_per_gpu"] * o_skew["iteration_time_s"] == pytest.approx(
+        o_even["hardware_tflops_per_gpu"] * o_even["iteration_time_s"], rel=1e-12)
+    # a dense model has no experts to imbalance
+    dense = [columns({"tp": 8, "dp": 8, "global_batch": 64}, training={"moe_load_imbalance": f}) for f in (1.0, 2.0)]
+    assert run(dense[0])[0]["iteration_time_s"] == run(dense[1])[0]["iteration_time_s"]
