@@ -98,6 +98,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "rc_moe": float("moe" in tr.recompute_modules),
         "ep_cross_overlap": float(tr.ep_overlap_across_microbatches),
         "moe_imbalance": float(tr.moe_load_imbalance),
+        "dispatch_bytes": 1.0 if tr.moe_dispatch_dtype == "fp8" else 0.0,
         "moe_host_layer": float(host.get("moe_host_layer_us") or 0.0) * 1e-6,
         "moe_host_expert": float(host.get("moe_host_expert_us") or 0.0) * 1e-6,
         "overlap_dp": float(tr.overlap.dp),

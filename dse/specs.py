@@ -446,6 +446,10 @@ class TrainingSpec(Spec):
     #: as performance benchmarks run); for a trained router, the max/mean its framework logs per
     #: layer; with token dropping at capacity factor c and padding to capacity, c
     moe_load_imbalance: Annotated[float, Field(ge=1.0, le=64.0)] = 1.0
+    #: the routed tokens sent into the experts (the forward dispatch, and in backward the output
+    #: gradient going back in) quantized to FP8 before the exchange, as DeepSeek-V3 does (its
+    #: report, sec. 3.3.2); the exchanges out of the experts stay 16-bit. None: 16-bit both ways
+    moe_dispatch_dtype: Literal["fp8"] | None = None
     #: expert all-to-alls of one microbatch hide under the whole layer of another (a forward
     #: paired with a backward: DeepSeek's DualPipe, Megatron-core's
     #: overlap_moe_expert_parallel_comm) rather than under the layer's shared experts (the only

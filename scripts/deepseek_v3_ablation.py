@@ -21,13 +21,14 @@ CASE = Path(__file__).resolve().parents[1] / "validation" / "deepseek_v3_report.
 
 def variants(case: dict) -> dict[str, dict]:
     """name -> case with some of the report's techniques taken out."""
-    out = {"as the report runs it (DeepEP, group-limited routing, cross-microbatch overlap)": case}
+    out = {"as the report runs it (DeepEP, group-limited routing, FP8 dispatch, cross-microbatch overlap)": case}
 
     def edit(name, fn):
         c = copy.deepcopy(case)
         fn(c)
         out[name] = c
 
+    edit("with a 16-bit dispatch", lambda c: c["training"].pop("moe_dispatch_dtype"))
     edit("without the group limit (top_groups)", lambda c: [c["model"]["moe"].pop(k) for k in ("expert_groups", "top_groups")])
     keep = {k: case["training"][k] for k in ("recompute_modules", "optimizer_moments", "fp8_activation_cache")
             if k in case["training"]}  # the memory plan stays

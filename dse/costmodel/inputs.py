@@ -138,6 +138,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "moe_host_expert": (0.0, "the same, per expert held by the GPU (per-expert GEMMs and casts), s"),
     "ep_cross_overlap": (0.0, "1 if a microbatch's expert all-to-alls hide under another microbatch's "
                               "whole layer (DualPipe, 1F1B A2A overlap); 0: under the layer's shared experts"),
+    "dispatch_bytes": (0.0, "bytes per element of the routed tokens sent into the experts (forward dispatch, "
+                            "backward gradient dispatch); 0: act_bytes"),
     "moe_imbalance": (1.0, "routed token copies the busiest expert-parallel rank receives over the mean "
                            "(1: balanced routing); it paces every MoE layer's dispatch and expert GEMMs"),
     "overlap_dp": (1.0, "data-parallel gradient reduction overlaps the backward pass"),

@@ -400,11 +400,22 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # their outputs reduce-scattered after (Megatron-core's dispatchers: a gather over the
     # expert-TP group): an AG + RS of the Tk_run copies, on the experts' critical path like the
     # all-to-all
-    ep_one = coll.all_to_all_time(Tk * h * act / rep_div, ep, etp, net)
+    # a pass's two exchanges: one of the tokens into the experts (forward: the dispatch;
+    # backward: the output gradient, the combine's backward), at dispatch_bytes an element (FP8
+    # when quantized before it, as DeepSeek-V3 does both ways), and one back at act bytes
+    disp_b = np.where(c["dispatch_bytes"] > 0, c["dispatch_bytes"], act)
+
+    def exchange(nbytes):
+        one = coll.all_to_all_time(Tk * h * nbytes / rep_div, ep, etp, net)
+        if np.any(dedup):  # DeepEP: one copy per destination NVLink domain, then once per GPU
+            one = np.where(dedup, coll.dedup_dispatch_time(T * h * nbytes / rep_div, c["top_k"], ep, etp, net,
+                                                           c["expert_groups"], c["top_groups"]), one)
+        return one
+
     dedup = c["moe_dedup"] > 0
-    if np.any(dedup):  # DeepEP: one copy per destination NVLink domain, then NVLink fan-out
-        ep_one = np.where(dedup, coll.dedup_dispatch_time(T * h * act / rep_div, c["top_k"], ep, etp, net,
-                                                          c["expert_groups"], c["top_groups"]), ep_one)
+    ep_one = exchange(act)
+    if np.any(disp_b != act):
+        ep_one = 0.5 * (ep_one + np.where(disp_b != act, exchange(disp_b), ep_one))
     # (without sequence parallelism, tp > 1 ranks hold the same tokens: nothing to gather, etp = tp)
     routed_tp = np.where((sp | (t == 1)) & (etp > 1),
                          0.5 * coll.allreduce_time(Tk_run * h * act, etp, 1.0, net), 0.0)

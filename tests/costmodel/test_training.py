@@ -622,3 +622,17 @@ def test_the_busiest_expert_rank_paces_the_moe_layers():
     # a dense model has no experts to imbalance
     dense = [columns({"tp": 8, "dp": 8, "global_batch": 64}, training={"moe_load_imbalance": f}) for f in (1.0, 2.0)]
     assert run(dense[0])[0]["iteration_time_s"] == run(dense[1])[0]["iteration_time_s"]
+
+
+def test_an_fp8_dispatch_halves_the_exchange_into_the_experts_only():
+    """DeepSeek-V3 quantizes the tokens to FP8 before the dispatch (and the gradients going back
+    in); the exchange out of the experts stays 16-bit. Mixtral tp 1, ep 8 inside a node: the
+    dispatch moves half the bytes, the combine the same."""
+    from dse.costmodel import collectives as coll
+    plan = {"tp": 1, "dp": 64, "ep": 8, "microbatch": 1, "global_batch": 256}
+    bf16, fp8 = (columns(plan, model="mixtral-8x7b", training=t) for t in ({}, {"moe_dispatch_dtype": "fp8"}))
+    net = _net(bf16)
+    Tk, h = 2 * 4096.0, 4096.0
+    one = lambda nbytes: float(coll.all_to_all_time(Tk * h * nbytes, 8.0, 1.0, net))  # noqa: E731
+    assert detail(bf16)["detail_ep_f"] == pytest.approx(2 * one(2.0), rel=1e-12)
+    assert detail(fp8)["detail_ep_f"] == pytest.approx(one(1.0) + one(2.0), rel=1e-12)
