@@ -207,9 +207,10 @@ def executed_flops_per_token(c):
     (something trainable below it, or LoRA adapters in it) skips its weight gradients: its linear
     layers 2x, the attention core 3x. Frozen layers with nothing trainable below run forward only.
     The output head likewise (3x trainable, 2x frozen with something trainable below, 1x when
-    nothing trains). LoRA freezes every base weight, the gradient passing through every layer,
-    and adds its adapters (2 r (K + N) forward FLOPs per token and target, 3x). With nothing
-    frozen this equals :func:`model_flops_per_token`.
+    nothing trains). LoRA freezes every base weight (the embeddings too) and adds its adapters
+    (2 r (K + N) forward FLOPs per token and target, 3x) to the layers above ``frozen_layers``,
+    the gradient passing through them; the layers below run forward only. With nothing frozen
+    this equals :func:`model_flops_per_token`.
     """
     dense, moe, core = layer_forward_flops_per_token(c)
     L = c["layers"]
@@ -221,16 +222,18 @@ def executed_flops_per_token(c):
     r = np.asarray(c.get("lora_rank", 0.0), dtype=np.float64)
     lora = r > 0
     frozen_emb = np.asarray(c.get("freeze_embeddings", 0.0), dtype=np.float64) > 0
-    frozen = np.where(lora, L, np.clip(c.get("frozen_layers", 0.0), 0.0, L))
-    no_flow = frozen_emb & ~lora  # frozen layers have nothing trainable below them
-    frozen_layer = np.where(no_flow, layer, 2.0 * linear + 3.0 * core)
-    layers = (L - frozen) * 3.0 * layer + frozen * frozen_layer
-    trains = (frozen < L) | lora | ~frozen_emb  # some weight gets a gradient
+    frozen = np.clip(c.get("frozen_layers", 0.0), 0.0, L)
+    no_flow = frozen_emb | lora  # the frozen layers have nothing trainable below them
+    flowing = 2.0 * linear + 3.0 * core  # a frozen base a gradient passes through
+    frozen_layer = np.where(no_flow, layer, flowing)
+    # LoRA: the layers above frozen_layers are frozen bases with adapters, the gradient passing
+    layers = np.where(lora, (L - frozen) * flowing, (L - frozen) * 3.0 * layer) + frozen * frozen_layer
+    trains = (frozen < L) | ~(frozen_emb | lora)  # some weight gets a gradient
     head_cost = np.where(~(frozen_emb | lora), 3.0, np.where(trains, 2.0, 1.0)) * head
     a, g, d, f, mats = c["heads"], c["kv_heads"], c["head_dim"], c["ffn_hidden"], c["ffn_mats"]
     targets = (c.get("lora_qkv", 1.0) * (h + (a + 2.0 * g) * d) + c.get("lora_out", 1.0) * (a * d + h)
                + c.get("lora_ffn", 0.0) * ((h + (mats - 1.0) * f) + (f + h)))
-    adapters = np.where(lora, 3.0 * L * 2.0 * r * targets, 0.0)
+    adapters = np.where(lora, 3.0 * (L - frozen) * 2.0 * r * targets, 0.0)
     return layers + head_cost + adapters
 
 

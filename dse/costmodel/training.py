@@ -340,7 +340,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     lora_f = (sum(on * (gemm(T, K, np.maximum(r, 1.0)) + gemm(T, np.maximum(r, 1.0), N)) for on, K, N in targets)
               if any_lora else 0.0)
     lora_params = sum(on * r * (K + N) for on, K, N in targets)  # per GPU, per layer
-    no_flow = (c["freeze_embeddings"] > 0) & ~lora  # no trainable parameter below frozen layers
+    # no trainable parameter below the frozen layers: frozen embeddings, or LoRA (which freezes
+    # every base weight, the embeddings too, and adapts only the layers above frozen_layers)
+    no_flow = (c["freeze_embeddings"] > 0) | lora
     f_last = np.clip(frozen - (pp - 1.0) * L, 0.0, L)  # frozen layers of the last stage
     f_first = np.minimum(frozen, L)
     trainable_b = np.where(lora, layer_b - wgrad_layer + 2.0 * lora_f, layer_b)
@@ -392,7 +394,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     tp_layer = tp_one * (2.0 - moe_frac * np.where(is_moe & sp, 1.0 - has_shared, 0.0))
     tp_f = tp_layer
     tp_b = tp_layer + np.where(recompute == 2, tp_layer, 0.0)
-    regather = np.where(sp & (t > 1), tp_one, 0.0)
+    # (only for weights that get a gradient: none under LoRA, the trainable layers' otherwise)
+    regather = np.where(sp & (t > 1), tp_one, 0.0) * np.where(lora, 0.0, (L - f_last) / np.maximum(L, 1.0))
 
     # expert parallel: the token dispatcher's dispatch + combine all-to-alls forward, the same
     # backward, over ep ranks etp apart; with experts split etp > 1 ways (sequence parallel), the
@@ -417,8 +420,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     if np.any(disp_b != act):
         ep_one = 0.5 * (ep_one + np.where(disp_b != act, exchange(disp_b), ep_one))
     # (without sequence parallelism, tp > 1 ranks hold the same tokens: nothing to gather, etp = tp)
-    routed_tp = np.where((sp | (t == 1)) & (etp > 1),
-                         0.5 * coll.allreduce_time(Tk_run * h * act, etp, 1.0, net), 0.0)
+    gathers = is_moe & (sp | (t == 1)) & (etp > 1)
+    routed_tp = (np.where(gathers, 0.5 * coll.allreduce_time(Tk_run * h * act, etp, 1.0, net), 0.0)
+                 if np.any(gathers) else 0.0)
     # the busiest rank receives imb times the mean: the exchange ends when it has
     ep_one = imb * (ep_one + routed_tp)
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
@@ -599,7 +603,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     p_stage_exp = L_hi * p_layer_exp
     # trainable share of a stage's parameters (fine-tuning): frozen layers, frozen embeddings
     # and head, or only the LoRA adapters of the trainable layers
-    emb_train = 1.0 - c["freeze_embeddings"]
+    emb_train = np.where(lora, 0.0, 1.0 - c["freeze_embeddings"])  # LoRA freezes the embeddings too
 
     def train_fraction(frozen_here, side):
         total = L * (p_layer_rep + p_layer_exp) + side
