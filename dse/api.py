@@ -193,7 +193,7 @@ def evaluate_frame(frame: pd.DataFrame, explain: bool = True) -> pd.DataFrame:
     ``infeasible_reason`` (a Python loop over infeasible rows only).
     """
     batch = {k: frame[k].to_numpy(dtype=np.float64) for k in COLUMNS if k in frame}
-    return attach_metrics(frame, evaluate_training(batch), explain)
+    return unpriced_as_missing(attach_metrics(frame, evaluate_training(batch), explain))
 
 
 def attach_metrics(frame: pd.DataFrame, metrics: Mapping[str, np.ndarray], explain: bool = True,

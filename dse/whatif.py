@@ -1049,6 +1049,9 @@ def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
     for key in ("cp", "ep", "vpp"):
         if _get(row, key, 1.0) != 1.0:
             parts.append(f"{key}{_get(row, key):g}")
+    etp = _get(row, "etp", 0.0)
+    if etp > 0 and etp != _get(row, "tp"):  # experts split otherwise than the attention (folded)
+        parts.append(f"etp{etp:g}")
     if _get(row, "zero") > 0:
         parts.append(f"z{_get(row, 'zero'):g}")
     if _get(row, "sp") > 0:

@@ -549,3 +549,12 @@ def test_a_vit_inference_what_if_keeps_forward_pass_plans():
     assert set(points["recompute"]) == {"none"} and set(points["zero"]) <= {0, 3}
     best = points["best_tokens_per_s"].to_numpy()  # 257 tokens an image: images/s x 257
     assert np.all(np.diff(best) >= -1e-9 * best.max())
+
+
+def test_a_plan_label_names_folded_experts():
+    from dse.whatif import plan_text
+
+    row = {"tp": 2.0, "pp": 1.0, "dp": 32.0, "cp": 1.0, "ep": 8.0, "vpp": 1.0, "zero": 1.0, "sp": 1.0,
+           "recompute": 0.0, "microbatch": 1.0}
+    assert "etp" not in plan_text({**row, "etp": 0.0}) and "etp" not in plan_text({**row, "etp": 2.0})
+    assert "etp1" in plan_text({**row, "etp": 1.0})

@@ -862,7 +862,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     tensor_s, memory_s = power.busy_split(tflops * 1e12, c["peak_flops"] * c["eff_matmul"] * c["infer_matmul"],
                                           per_s * np.maximum(s["compute"] - s["overhead"], 0.0))
     comm_s = per_s * (s["tp"] + s["ep"] + s["pp"])
-    watts, stretch = power.step_power(c, tensor_s, memory_s, 1.0, comm_s)
+    # of the rest, HBM paces at most the streaming of the stage's weights (each of its passes)
+    # and of its KV cache (once an iteration); the others (GEMMs and attention below the GEMM
+    # rate) draw the datasheet's memory share whatever a what-if does to the bandwidth
+    hbm_paced = np.minimum(per_s * (weights + kv_cache / np.maximum(p, 1.0)) / hbm, memory_s)
+    watts, stretch = power.step_power(c, tensor_s, hbm_paced, 1.0, comm_s + memory_s - hbm_paced)
     # a power limit below the datasheet's slows every iteration by the stretch: the latencies
     # grow and a full engine serves proportionally less (an offered rate is still served, at
     # the longer latencies: the batch it holds is not re-solved)

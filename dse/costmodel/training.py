@@ -296,7 +296,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     if any_mla:
         o_in = np.where(mla, o_proj[0] + c["mla_q_rank"] + c["mla_kv_rank"], o_in)
     cast = np.where(fp8, 3.0 * T * (2.0 * h + o_in + f / t), 0.0)
-    cast_moe = np.where(fp8, 3.0 * (T * (h + o_in) + (imb * Tk + c["shared_experts"] * T) * (h + fe / t)), 0.0)
+    cast_moe = np.where(fp8, 3.0 * (T * (h + o_in) + imb * (Tk_run * h + Tk * fe / t)
+                                    + c["shared_experts"] * T * (h + fe / t)), 0.0)
     elem_f = (elem + cast) / hbm
     elem_moe_f = (elem_moe + cast_moe) / hbm
 
@@ -395,7 +396,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     tp_f = tp_layer
     tp_b = tp_layer + np.where(recompute == 2, tp_layer, 0.0)
     # (only for weights that get a gradient: none under LoRA, the trainable layers' otherwise)
-    regather = np.where(sp & (t > 1), tp_one, 0.0) * np.where(lora, 0.0, (L - f_last) / np.maximum(L, 1.0))
+    # (a MoE layer's FC1 is its experts', whose gathered input is kept: only the QKV one)
+    regather = (np.where(sp & (t > 1), tp_one, 0.0) * np.where(lora, 0.0, (L - f_last) / np.maximum(L, 1.0))
+                * (1.0 - 0.5 * moe_frac * np.where(is_moe, 1.0 - has_shared, 0.0)))
 
     # expert parallel: the token dispatcher's dispatch + combine all-to-alls forward, the same
     # backward, over ep ranks etp apart; with experts split etp > 1 ways (sequence parallel), the
@@ -805,14 +808,14 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     tensor_s, memory_s = power.busy_split(hf_tok * tokens / n_gpus, c["peak_flops"] * c["eff_matmul"], busy_s)
     comm_s = (steady * Lb * (tp_exp + ep_exp + cp_exp + fsdp_exp) + 2.0 * steady * fsdp_first + pp_exposed
               + dp_exposed + steady * offload_t)
-    # the attention kernels' time beyond their FLOPs at the GEMM rate is not HBM-bound either
-    attn_rerun = (recompute == 2) | ((recompute == 1) & (c["rc_core_attn"] > 0))
-    attn_s = steady * Lb * (attn_f * (1.0 + attn_rerun * bwd_active) + attn_b * bwd_active)
-    gemm_rate = c["peak_flops"] * c["eff_matmul"]
-    attn_excess = attn_s * np.clip(1.0 - c["peak_flops_16"] * c["eff_attention"] / gemm_rate, 0.0, 1.0)
-    # nor is the slowdown under overlapped collectives (their time)
-    not_hbm = np.minimum(attn_excess + (busy_s - compute_s), memory_s)
-    watts, stretch = power.step_power(c, tensor_s, memory_s - not_hbm, iteration, comm_s + not_hbm)
+    # of the rest, the time HBM paces is the elementwise passes (forward, the backward's two, a
+    # full recompute's again) and the optimizer step; the others (GEMMs and attention below the
+    # GEMM rate, the slowdown under overlapped collectives) do not stream more bytes on a what-if
+    # GPU with faster HBM, so they draw the datasheet's memory share (power.step_power)
+    elem_layer = dense_frac * elem_f + moe_frac * elem_moe_f
+    hbm_paced = np.minimum(steady * Lb * elem_layer * (1.0 + 2.0 * bwd_active + (recompute == 2)) + optimizer,
+                           memory_s)
+    watts, stretch = power.step_power(c, tensor_s, hbm_paced, iteration, comm_s + memory_s - hbm_paced)
     power_cap_s = iteration * (stretch - 1.0)
     iteration = iteration + power_cap_s
     per_gpu_time = iteration * n_gpus

@@ -307,12 +307,15 @@ def best_row(df: pd.DataFrame, space: SearchSpace) -> tuple[pd.Series | None, fl
 
 
 def objective_values(row: pd.Series, space: SearchSpace) -> list[float]:
-    """The study's objective values of one scored configuration (finite floats)."""
+    """The study's objective values of one scored configuration. A value the model leaves
+    unknown (NaN: the cost of a GPU without a price) is the worst for its direction, never a
+    free 0 that would pull the sampler toward it."""
     values = []
-    for metric, _ in space.objectives:
+    for metric, direction in space.objectives:
         if metric == "time_to_train_s":
             value = float(space.spec.train_tokens) / float(row["tokens_per_s"])
         else:
             value = float(row[metric])
-        values.append(value if np.isfinite(value) else 0.0)
+        worst = float("inf") if direction == "minimize" else float("-inf")
+        values.append(value if np.isfinite(value) else worst)
     return values

@@ -294,8 +294,8 @@ def check_memory(rows: int) -> None:
             "--mode",
             f"too large to merge: the run scores about {rows:,} configurations, which take about "
             f"{need / 2**30:.1f} GiB of memory as one results table (x {MEMORY_PER_ROW} B), more than 80% of "
-            f"this machine's {total / 2**30:.1f} GiB; search it with --mode nested or optuna and a trial budget, "
-            "narrow the space, or lower search.max_exhaustive so that auto picks a sampler",
+            f"this machine's {total / 2**30:.1f} GiB; lower the trial budget (--n-trials) or narrow the space; "
+            "an exhaustive space that large wants --mode nested or optuna",
             f"{rows:,} configurations",
         )
 

@@ -447,8 +447,9 @@ class SearchSettings(Spec):
     chunk_configs: PositiveInt = 200_000
 
 
-#: Knobs a price model may scale the price by (not the price itself or the power limit).
-PRICED_KNOBS = tuple(k for k in KNOBS if k not in ("price_per_gpu_hour", "power_w"))
+#: Knobs a price model may scale the price by (not the price itself or the power limit; a node's
+#: size is priced through the NVLink domain it makes).
+PRICED_KNOBS = tuple(k for k in KNOBS if k not in ("price_per_gpu_hour", "power_w", "gpus_per_node"))
 
 
 class PriceModelSpec(Spec):
@@ -699,7 +700,7 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any],
             if name == "peak_scale":
                 ratio = value("peak_scale")
             else:
-                col = "nvlink_domain" if name == "gpus_per_node" else KNOBS[name][0][0]
+                col = KNOBS[name][0][0]
                 ratio = np.asarray(out[col], dtype=np.float64) / float(np.asarray(base[col], dtype=np.float64))
             price = price * np.power(ratio, exponent)
         out["price_per_gpu_hour"] = price if np.ndim(price) else float(price)

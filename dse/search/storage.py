@@ -112,7 +112,7 @@ def redacted_command(argv: list[str]) -> str:
     out = []
     for token in argv:
         key, eq, value = token.partition("=") if token.startswith("--") and "=" in token else ("", "", token)
-        if "://" in value and "@" in value:
+        if "://" in value:
             value = _redact(value)
         out.append(f"{key}{eq}{value}" if eq else value)
     return " ".join(out)
@@ -122,7 +122,11 @@ def _redact(url: str) -> str:
     """The URL without its password (for the manifest and messages)."""
     from sqlalchemy.engine import make_url
 
+    import re
+
     try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - an odd URL is printed as given
-        return url
+        url = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - an odd URL is kept as given, its query still masked
+        pass
+    # libpq also takes the password as a query parameter
+    return re.sub(r"((?:ssl)?password=)[^&;]*", r"\1***", url, flags=re.IGNORECASE)

@@ -219,3 +219,23 @@ def test_a_lower_limit_slows_a_gemm_bound_training_step_and_the_parts_still_add_
              "exposed_pp_s", "exposed_dp_s", "exposed_offload_s", "host_stall_s", "time_overlap_slowdown_s",
              "time_power_cap_s")
     assert sum(capped[k][0] for k in parts) == pytest.approx(capped["iteration_time_s"][0], rel=1e-9)
+
+
+def test_faster_hbm_never_slows_a_power_capped_gb200_training_step():
+    """Regression (diff review): GB200 NVL72 held at 350 W got slower from 8 to 64 TB/s (47.2 ->
+    117.6 s a step), GEMM time below the GEMM rate drawing the HBM share scaled by the bandwidth."""
+    import pathlib
+
+    import yaml
+
+    import dse
+
+    base = yaml.safe_load((pathlib.Path(__file__).resolve().parents[2] / "scenarios" / "codesign_nvl72.yaml").read_text())
+    rows = []
+    for tbps in (8.0, 16.0, 64.0):
+        d = {**base, "cluster": {**base["cluster"], "power_w": 350, "hbm_tbps": tbps}}
+        rows.append(dse.load_scenario(d))
+    out = dse.evaluate(rows)
+    assert out["time_power_cap_s"].iloc[0] > 0
+    assert np.all(np.diff(out["iteration_time_s"].to_numpy()) <= 0)
+    assert np.all(np.diff(out["energy_per_token_j"].to_numpy()) <= 0)

@@ -176,3 +176,18 @@ def test_a_stopped_search_folder_says_how_to_finish_it(tmp_path):
     with pytest.raises(InputError) as info:
         read_results(tmp_path)
     assert "re-run its dse search command" in str(info.value)
+
+
+def test_redaction_covers_query_string_passwords():
+    from dse.search.storage import redacted_command
+
+    line = redacted_command(["dse", "--storage", "postgresql://h/db?user=u&password=secret&sslpassword=x"])
+    assert "secret" not in line and "sslpassword=***" in line
+
+
+def test_an_unknown_objective_value_is_the_worst_for_its_direction():
+    from dse.search.evaluation import objective_values
+
+    space = load_space(ROOT / "search_spaces" / "codesign_h100.yaml")  # tokens/s/GPU up, cost down
+    row = pd.Series({"tokens_per_s_per_gpu": float("nan"), "cost_per_mtok_usd": float("nan")})
+    assert objective_values(row, space) == [float("-inf"), float("inf")]
