@@ -165,6 +165,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     sp = c["sp"] > 0
     zero, recompute = c["zero"], c["recompute"]
     is_moe = c["experts"] > 0
+    any_moe = bool(np.any(is_moe))  # (MoE-only terms are skipped for a batch of dense models)
     rep_div = np.where(sp, t, 1.0)  # tensors replicated across TP ranks unless sequence-parallel
 
     T = b * s / cp  # tokens of one microbatch held by one GPU
@@ -391,14 +392,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # with sequence parallelism a MoE layer's FFN block has no TP collective of its own on the T
     # tokens (its routed experts' are the dispatcher's, below), only its shared experts' AG + RS
     # (without it, the experts' partial outputs are all-reduced as a dense FFN's are)
-    has_shared = (c["shared_experts"] > 0).astype(np.float64)
-    tp_layer = tp_one * (2.0 - moe_frac * np.where(is_moe & sp, 1.0 - has_shared, 0.0))
+    no_ffn_tp = np.where(is_moe, 1.0 - (c["shared_experts"] > 0), 0.0) if any_moe else 0.0
+    tp_layer = tp_one * (2.0 - moe_frac * np.where(sp, no_ffn_tp, 0.0)) if any_moe else 2.0 * tp_one
     tp_f = tp_layer
     tp_b = tp_layer + np.where(recompute == 2, tp_layer, 0.0)
-    # (only for weights that get a gradient: none under LoRA, the trainable layers' otherwise)
-    # (a MoE layer's FC1 is its experts', whose gathered input is kept: only the QKV one)
-    regather = (np.where(sp & (t > 1), tp_one, 0.0) * np.where(lora, 0.0, (L - f_last) / np.maximum(L, 1.0))
-                * (1.0 - 0.5 * moe_frac * np.where(is_moe, 1.0 - has_shared, 0.0)))
+    # (only for weights that get a gradient: none under LoRA, the trainable layers' otherwise;
+    # a MoE layer's FC1 is its experts', whose gathered input is kept: only the QKV one)
+    regather = np.where(sp & (t > 1), tp_one, 0.0)
+    if any_lora or np.any(f_last > 0):
+        regather = regather * np.where(lora, 0.0, (L - f_last) / np.maximum(L, 1.0))
+    if any_moe:
+        regather = regather * (1.0 - 0.5 * moe_frac * no_ffn_tp)
 
     # expert parallel: the token dispatcher's dispatch + combine all-to-alls forward, the same
     # backward, over ep ranks etp apart; with experts split etp > 1 ways (sequence parallel), the
@@ -419,15 +423,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         return one
 
     dedup = c["moe_dedup"] > 0
-    ep_one = exchange(act)
-    if np.any(disp_b != act):
-        ep_one = 0.5 * (ep_one + np.where(disp_b != act, exchange(disp_b), ep_one))
-    # (without sequence parallelism, tp > 1 ranks hold the same tokens: nothing to gather, etp = tp)
-    gathers = is_moe & (sp | (t == 1)) & (etp > 1)
-    routed_tp = (np.where(gathers, 0.5 * coll.allreduce_time(Tk_run * h * act, etp, 1.0, net), 0.0)
-                 if np.any(gathers) else 0.0)
-    # the busiest rank receives imb times the mean: the exchange ends when it has
-    ep_one = imb * (ep_one + routed_tp)
+    ep_one = 0.0
+    if any_moe:
+        ep_one = exchange(act)
+        if np.any(disp_b != act):
+            ep_one = 0.5 * (ep_one + np.where(disp_b != act, exchange(disp_b), ep_one))
+        # (without sequence parallelism, tp > 1 ranks hold the same tokens: nothing to gather)
+        gathers = is_moe & (sp | (t == 1)) & (etp > 1)
+        routed_tp = (np.where(gathers, 0.5 * coll.allreduce_time(Tk_run * h * act, etp, 1.0, net), 0.0)
+                     if np.any(gathers) else 0.0)
+        # the busiest rank receives imb times the mean: the exchange ends when it has
+        ep_one = imb * (ep_one + routed_tp)
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
     ep_again = (recompute == 2) | ((recompute == 1) & (c["rc_moe"] > 0))  # the forward all-to-alls re-run
     ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(ep_again, 2.0, 1.0)
@@ -775,13 +781,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     flag(np.mod(s, cp) != 0, SEQ_CP)
     flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(t * dpc, estride) != 0)), EXPERTS_EP)
     # a folded expert layout (etp != tp) needs the attention's tokens sequence-sharded
-    flag((is_moe & ((np.mod(fe, etp) != 0) | ((etp != t) & ~sp & (t > 1))))
-         | (~is_moe & (c["etp"] > 0) & (etp != t)), EXPERT_TP)
+    if any_moe or np.any(c["etp"] > 0):
+        flag((is_moe & ((np.mod(fe, etp) != 0) | ((etp != t) & ~sp & (t > 1))))
+             | (~is_moe & (c["etp"] > 0) & (etp != t)), EXPERT_TP)
     flag((vpp > 1) & ((pp < 2) | (np.mod(m, pp) != 0)), INTERLEAVE)
     flag(memory > c["hbm_bytes"], OUT_OF_MEMORY)
     flag((c["host_memory_bytes"] > 0) & (host_bytes > c["host_memory_bytes"]), HOST_MEMORY)
     # shared experts are split tp ways like a dense FFN, routed ones etp ways
-    flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, t) != 0) & ((etp == t) | (c["shared_experts"] > 0))), FFN_TP)
+    ffn_split = np.mod(f, t) != 0
+    if any_moe:
+        ffn_split = ffn_split | (is_moe & (np.mod(fe, t) != 0) & ((etp == t) | (c["shared_experts"] > 0)))
+    flag(ffn_split, FFN_TP)
     flag(~is_moe & (ep > 1), EP_DENSE)
     flag((sg_in > 0) & (np.mod(dpc, np.maximum(sg_in, 1.0)) != 0), SHARD_GROUP)
 
