@@ -19,8 +19,11 @@ The model, per pipeline stage and microbatch, on two streams:
   columns; a hidden collective still costs ``overlap_slowdown`` of its time on the compute stream
   (SMs and HBM shared with the kernels). TP and EP collectives are exposed by default. Expert
   all-to-alls send every routed copy, or (``moe_dedup``, DeepEP) each token once per destination
-  NVLink domain, at most ``top_groups`` groups' worth under group-limited routing; they hide under
-  the layer's expert GEMMs, or (``ep_cross_overlap``, DualPipe) under another microbatch's layer.
+  NVLink domain and once per destination GPU, at most ``top_groups`` groups' worth under
+  group-limited routing; experts split ``etp`` > 1 ways also all-gather the routed copies over
+  their etp ranks (and reduce-scatter the outputs); the busiest EP rank (``moe_imbalance``) paces
+  them. They hide under the layer's shared experts, or (``ep_cross_overlap``, DualPipe) under
+  another microbatch's layer.
 * copy engines: activation offloading (``offload_layers``) copies an offloaded layer's saved
   activations to host memory while the next layer runs forward and back while the layer above
   runs backward, at ``host_link_bw * eff_host_link`` (PCIe or NVLink-C2C); the part of a copy
@@ -404,15 +407,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     if any_moe:
         regather = regather * (1.0 - 0.5 * moe_frac * no_ffn_tp)
 
-    # expert parallel: the token dispatcher's dispatch + combine all-to-alls forward, the same
-    # backward, over ep ranks etp apart; with experts split etp > 1 ways (sequence parallel), the
-    # copies an EP rank receives are all-gathered over its etp ranks before the expert GEMMs and
-    # their outputs reduce-scattered after (Megatron-core's dispatchers: a gather over the
-    # expert-TP group): an AG + RS of the Tk_run copies, on the experts' critical path like the
-    # all-to-all
-    # a pass's two exchanges: one of the tokens into the experts (forward: the dispatch;
-    # backward: the output gradient, the combine's backward), at dispatch_bytes an element (FP8
-    # when quantized before it, as DeepSeek-V3 does both ways), and one back at act bytes
+    # expert parallel: the token dispatcher's two exchanges a pass, over ep ranks etp apart: one
+    # into the experts (forward the dispatch, backward the output gradient) at dispatch_bytes an
+    # element (FP8 when quantized before it, as DeepSeek-V3 does both ways), one back at act
+    # bytes. With experts split etp > 1 ways over sequence shards, the copies an EP rank receives
+    # are all-gathered over its etp ranks before the expert GEMMs and their outputs
+    # reduce-scattered after (Megatron-core's dispatchers: a gather over the expert-TP group): an
+    # AG + RS of the Tk_run copies, on the experts' critical path like the all-to-all
     disp_b = np.where(c["dispatch_bytes"] > 0, c["dispatch_bytes"], act)
 
     def exchange(nbytes):
