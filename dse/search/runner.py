@@ -30,7 +30,7 @@ from .drivers import (DRIVERS, DriverReport, SearchContext, choose_mode, exhaust
                       model_fingerprint)
 from .enumerate import check_not_empty, unused_candidates
 from .results import CSV_MAX_ROWS
-from .storage import redacted_command, storage_for
+from .storage import redact_url, redacted_command, storage_for
 from .space import SearchSpace, load_space
 
 
@@ -104,12 +104,10 @@ def run_search(
     check_writable(out)
     mode_name, reason = choose_mode(space, mode or cfg.mode)
     if mode_name == "exhaustive" and storage is not None:
-        from .storage import _redact
-
         raise single("--storage", "exhaustive mode scores the whole space in this process and keeps no "
                      "study to share, so a storage would do nothing (every host would redo the sweep): "
                      f"drop --storage, or share the work as a study with --mode nested or optuna ({reason})",
-                     _redact(storage), space.source_path)
+                     redact_url(storage), space.source_path)
     if n_trials is None and total_trials is None:
         total_trials = cfg.n_trials
     rows = estimated_rows(space, mode_name, n_trials or total_trials or 0)

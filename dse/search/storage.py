@@ -103,7 +103,7 @@ def storage_for(url: str | None, out_dir: Path) -> tuple[Any, str]:
     if "://" not in url:
         raise single("--storage", "not a storage URL; allowed: postgresql://USER@HOST:PORT/DB, "
                      "mysql://..., sqlite:///PATH, PATH.journal or journal:PATH", url)
-    return database_storage(url), _redact(url)
+    return database_storage(url), redact_url(url)
 
 
 def redacted_command(argv: list[str]) -> str:
@@ -113,12 +113,12 @@ def redacted_command(argv: list[str]) -> str:
     for token in argv:
         key, eq, value = token.partition("=") if token.startswith("--") and "=" in token else ("", "", token)
         if "://" in value:
-            value = _redact(value)
+            value = redact_url(value)
         out.append(f"{key}{eq}{value}" if eq else value)
     return " ".join(out)
 
 
-def _redact(url: str) -> str:
+def redact_url(url: str) -> str:
     """The URL without its password (for the manifest and messages)."""
     from sqlalchemy.engine import make_url
 
