@@ -531,7 +531,9 @@ def plot_results(out_dir: str | Path, objectives: Sequence[Any] | None = None,
     study = manifest.get("study") or out.name
     written: list[Path] = []
     with mpl.rc_context(RC):
-        if {"tokens_per_s", "num_gpus"} <= set(df.columns):
+        # (a run that counts samples, a ViT's images, shows them against GPUs instead of tokens)
+        by_samples = {"samples_per_s", "num_gpus"} <= {m for m, _ in objectives}
+        if {"tokens_per_s", "num_gpus"} <= set(df.columns) and not by_samples:
             fig = plot_pair(df, ("tokens_per_s", "maximize"), ("num_gpus", "minimize"), title=study)
             written += _save(fig, out, "throughput_vs_gpus")
         for y, x in figure_pairs(objectives):

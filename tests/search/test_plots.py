@@ -206,3 +206,15 @@ def test_labels_name_output_tokens_for_serving_and_gpu_ticks_one_style():
     assert metric_label("tokens_per_s_per_gpu", serving=True) == "throughput per GPU (output tokens/s)"
     assert metric_label("tokens_per_s_per_gpu") == "throughput per GPU (tokens/s)"
     assert [_gpus(x) for x in (512, 1024, 4096, 16384, 1536)] == ["512", "1k", "4k", "16k", "1536"]
+
+
+def test_a_run_that_counts_samples_draws_them_against_gpus_not_tokens(folder, tmp_path):
+    """A ViT space's objectives are images/s against GPUs: the tokens/s figure would repeat it
+    in patch tokens."""
+    df = pd.read_parquet(folder / "configs.parquet")
+    df["samples_per_s"] = df["tokens_per_s"] / 257.0
+    out = tmp_path / "vit"
+    write_table(df, out / "configs.parquet")
+    paths = plot_results(out, [("samples_per_s", "maximize"), ("num_gpus", "minimize")])
+    names = {p.stem for p in paths}
+    assert "samples_per_s_vs_num_gpus" in names and "throughput_vs_gpus" not in names
