@@ -11,9 +11,11 @@ many tensor-core FLOPs it ran; it splits the busy time in two:
   streaming in decode, elementwise ops, embedding gathers, the optimizer step).
 
 Exposed collectives move data through HBM and the links, and the cost models count them with
-the memory-bound time (as does training's attention beyond the GEMM rate), at the datasheet
-GPU's share: a what-if's faster HBM or tensor cores do not make them draw more; pipeline
-bubbles and host-side (engine) time keep the GPU clocked but idle. The average power is then
+the memory-bound time. Of that time only what HBM paces (training's elementwise passes and
+optimizer step, serving's weight and KV-cache streaming) draws a share scaled with a what-if's
+HBM bandwidth; the rest (collectives, GEMMs and attention below the GEMM rate) draws the
+datasheet GPU's share (:func:`step_power`). Pipeline bubbles and host-side (engine) time keep
+the GPU clocked but idle. The average power is then
 
     P = TDP * (idle + (1 - idle) * min(1, (tensor * tensor_s + hbm * memory_s) / period_s))
 
