@@ -374,7 +374,8 @@ class ParallelSpec(Spec):
     #: training: the ways each routed expert is split tensor-parallel (Megatron-core's
     #: expert_tensor_parallel_size); None = tp. Another value folds the experts into their own
     #: etp x ep layout over the tp*dp*cp GPUs of a stage ("MoE parallel folding"): etp*ep must
-    #: divide tp*dp*cp, and with tp > 1 sequence parallelism must be on. Serving splits experts
+    #: divide tp*dp*cp (a MoE model with tp > 1 needs sequence parallelism in any case, as
+    #: Megatron-core requires). Serving splits experts
     #: tp/ep ways and ignores it.
     etp: PositiveInt | None = None
     sp: bool | None = None

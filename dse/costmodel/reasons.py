@@ -67,9 +67,9 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
         else:
             if fe % etp:
                 reasons.append(f"expert_ffn_hidden {_i(fe)} must be divisible by etp {_i(etp)}")
-            if etp != tp and tp > 1 and not g("sp"):
-                reasons.append(f"etp {_i(etp)} != tp {_i(tp)} needs sequence parallelism (sp: true): the "
-                               "experts' layout folds over the attention's sequence shards")
+            if tp > 1 and not g("sp"):
+                reasons.append(f"a MoE model with tp {_i(tp)} > 1 needs sequence parallelism (sp: true): "
+                               "Megatron-core's dispatchers take the routed tokens from sequence shards")
     if mask & tr.EP_DENSE:
         reasons.append(f"ep {_i(g('ep', 1))} > 1 but the model has no experts")
     if mask & tr.INTERLEAVE:

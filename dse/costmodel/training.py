@@ -87,8 +87,9 @@ EP_DENSE = 1 << 9
 SHARD_GROUP = 1 << 13
 #: offloaded activations need more host memory than a GPU has (``host_memory_bytes`` > 0)
 HOST_MEMORY = 1 << 14
-#: the experts' tensor-parallel split (etp) does not divide expert_ffn_hidden, differs from tp
-#: without sequence parallelism, or is set on a model without experts
+#: the experts' tensor-parallel split (etp) does not divide expert_ffn_hidden, or is set on a
+#: model without experts; or a MoE model runs tp > 1 without sequence parallelism (Megatron-core
+#: refuses it: its dispatchers take the routed tokens from sequence shards)
 EXPERT_TP = 1 << 15
 
 #: Bytes read and written per locally updated parameter by a fused Adam step
@@ -781,9 +782,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     flag(np.mod(c["global_batch"], dp * b) != 0, BATCH_DP)
     flag(np.mod(s, cp) != 0, SEQ_CP)
     flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(t * dpc, estride) != 0)), EXPERTS_EP)
-    # a folded expert layout (etp != tp) needs the attention's tokens sequence-sharded
+    # a MoE model with tp > 1 needs the attention's tokens sequence-sharded ("When using MoE and
+    # tensor parallelism, sequence parallelism must be used": Megatron-core's argument check)
     if any_moe or np.any(c["etp"] > 0):
-        flag((is_moe & ((np.mod(fe, etp) != 0) | ((etp != t) & ~sp & (t > 1))))
+        flag((is_moe & ((np.mod(fe, etp) != 0) | (~sp & (t > 1))))
              | (~is_moe & (c["etp"] > 0) & (etp != t)), EXPERT_TP)
     flag((vpp > 1) & ((pp < 2) | (np.mod(m, pp) != 0)), INTERLEAVE)
     flag(memory > c["hbm_bytes"], OUT_OF_MEMORY)

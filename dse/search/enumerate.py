@@ -57,7 +57,7 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
     Megatron-core's first/last stages; the cost model paces them by the fullest); vpp > 1 only with pp > 1 and
     microbatches per pipeline (global_batch / (dp*microbatch)) divisible by pp; global_batch by
     dp*microbatch; seq_len by cp; MoE: experts divisible by ep, tp*dp*cp by etp*ep and
-    expert_ffn_hidden by etp (etp 0: tp's; another etp only with sequence parallelism or tp = 1);
+    expert_ffn_hidden by etp (etp 0: tp's); MoE with tp > 1 only with sequence parallelism;
     dense: ep = 1 and etp 0.
     ``sp: auto`` gives sp = (tp > 1); with a list, tp = 1 rows have sp = 0 (sequence
     parallelism needs tp > 1) and tp > 1 rows take every listed value. Memory is not checked
@@ -186,9 +186,10 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
         rows = _keep(rows, (rows["tp"] > 1) | (rows["sp"] == choices[0]))
         rows["sp"] = np.where(rows["tp"] > 1, rows["sp"], 0)
 
-    # a folded expert layout needs the attention's tokens sequence-sharded
-    rows = _keep(rows, (rows["etp"] == 0) | (rows["sp"] == 1) | (rows["tp"] == 1))
-    none_left(rows, lambda: "every plan with etp != tp has tp > 1 without sequence parallelism (sp)")
+    # a MoE model with tp > 1 needs the attention's tokens sequence-sharded (Megatron-core)
+    if model.moe is not None:
+        rows = _keep(rows, (rows["sp"] == 1) | (rows["tp"] == 1))
+        none_left(rows, lambda: "a MoE model with tp > 1 needs sequence parallelism: no plan with tp > 1 has sp on")
 
     n = len(rows["tp"])
     rows["num_gpus"] = np.full(n, n_gpus, dtype=np.int64)

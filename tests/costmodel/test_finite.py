@@ -191,6 +191,8 @@ def llm_train_row(draw, vit: bool = False):
                                                    "rc_moe", "moe_dedup", "ep_cross_overlap", "fp8_params")},
     })
     row["peak_flops_16"] = peak16
+    if moe and tp > 1:  # Megatron-core: a MoE model with tensor parallelism needs sequence parallelism
+        row["sp"] = 1.0
     if draw(st.booleans()):  # fine-tuning: frozen bottom layers, frozen embeddings, LoRA
         row.update(frozen_layers=float(draw(st.integers(0, layers))),
                    freeze_embeddings=float(draw(st.booleans())),

@@ -446,6 +446,7 @@ def test_folded_experts_hand_computed():
 
 def test_folded_experts_infeasible_with_reasons():
     cases = [({"tp": 2, "dp": 32, "ep": 8, "etp": 1, "sp": False}, "needs sequence parallelism"),
+             ({"tp": 2, "dp": 32, "ep": 8, "sp": False}, "needs sequence parallelism"),  # Megatron-core
              ({"tp": 2, "dp": 32, "ep": 8, "etp": 16}, "etp*ep = 16*8 = 128 must divide tp*dp*cp = 2*32*1 = 64"),
              ({"tp": 2, "dp": 32, "ep": 8, "etp": 3}, "expert_ffn_hidden 14336 must be divisible by etp 3")]
     for plan, words in cases:

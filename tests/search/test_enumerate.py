@@ -95,7 +95,7 @@ def brute_force(space, num_gpus):
                 if sg and not (zero >= 1 and sg < dp * cp and (dp * cp) % sg == 0):
                     continue
                 for sp in sps:
-                    if etp and tp > 1 and not sp:  # folding needs sequence parallelism
+                    if moe is not None and tp > 1 and not sp:  # MoE with tp needs sequence parallelism
                         continue
                     rows.add((tp, pp, dp, cp, ep, etp, vpp, zero, sg, sp, RECOMPUTE_CODE[rc], off, mb, gb,
                               num_gpus))
