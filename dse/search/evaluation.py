@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..costmodel import evaluate_training
-from ..api import COST_METRICS
+from ..api import unpriced_as_missing
 from .enumerate import plan_grid
 from .space import METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
@@ -215,13 +215,11 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
     df["feasible"] = apply_constraints(df, space)
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
-    if "price_per_gpu_hour" in cols:
-        price = np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,))
-        if space.spec.price_model is not None:  # each point's price, beside its knobs
-            df["price_per_gpu_hour"] = price
-        for name in COST_METRICS:  # unknown, not free, for a GPU without a price
-            if name in df:
-                df[name] = df[name].where(price > 0)
+    if "price_per_gpu_hour" in cols:  # unknown cost, not a free one, for a GPU without a price
+        df["price_per_gpu_hour"] = np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,))
+        df = unpriced_as_missing(df)
+        if space.spec.price_model is None:  # kept beside the knobs only when a model sets it
+            df = df.drop(columns="price_per_gpu_hour")
     return df
 
 
