@@ -206,6 +206,21 @@ def read_results(out_dir: str | Path, require_manifest: bool = True,
     return df, manifest
 
 
+def load_results(out_dir: str | Path, feasible_only: bool = False) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``(configs, manifest)`` of a finished search's results folder, for a notebook.
+
+    The table is ``configs.parquet`` as ``configs.csv`` shows it: one row per scored configuration
+    with every input (SI units) and metric column, the coded plan columns (``recompute``,
+    ``emb_sharding``, ``emb_planner``) by name. ``feasible_only`` keeps the feasible rows. The
+    manifest is ``manifest.json`` as a dict (study, mode, objectives, counts, versions). Raises
+    :class:`dse.errors.InputError` for a folder that holds no finished search.
+    """
+    df, manifest = read_results(out_dir)
+    if feasible_only and "feasible" in df.columns:
+        df = df[df["feasible"].fillna(False).astype(bool).to_numpy()].reset_index(drop=True)
+    return _named(df), manifest
+
+
 def manifest_objectives(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     """The objectives a manifest names, else :data:`DEFAULT_OBJECTIVES`."""
     objs = (manifest or {}).get("objectives")

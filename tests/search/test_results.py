@@ -125,6 +125,18 @@ def test_read_results(results, tmp_path):
         read_results(tmp_path)
 
 
+def test_load_results_is_the_csv_view_for_a_notebook(results, tmp_path):
+    out, df = results
+    table, manifest = dse.load_results(out)
+    assert len(table) == len(df) and manifest["study"] == "synthetic"
+    assert set(table["recompute"]) == {"none", "full"}  # named, as configs.csv
+    assert np.array_equal(table["tokens_per_s"].to_numpy(), df["tokens_per_s"].to_numpy())
+    feasible, _ = dse.load_results(out, feasible_only=True)
+    assert len(feasible) == int(df["feasible"].sum()) and feasible["feasible"].all()
+    with pytest.raises(InputError, match="not a dse results folder"):
+        dse.load_results(tmp_path)
+
+
 def test_top_configs_are_the_best_feasible_each_once(results):
     out, df = results
     top = top_configs(df, OBJECTIVES, 10)
