@@ -386,13 +386,15 @@ def software_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
 
 
 def _fixed_parts(scenario: Scenario, gpu_counts: Sequence[int] | None, **blocks: Any) -> tuple[dict, list[int]]:
-    """The fixed part of a what-if space (model, precision, workload, the cluster without its GPU
-    count, and ``blocks``) and its GPU counts (default the scenario's)."""
+    """The fixed part of a what-if space (model, precision, workload, the fine-tuning block, the
+    cluster without its GPU count, and ``blocks``) and its GPU counts (default the scenario's)."""
     cluster = scenario.cluster.model_dump(exclude_none=True)
     cluster.pop("num_gpus", None)
     counts = sorted({int(n) for n in (gpu_counts if gpu_counts is not None else [scenario.cluster.num_gpus])})
     fixed = {"model": scenario.model.model_dump(exclude_none=True), "precision": scenario.precision,
              "workload": scenario.workload, "cluster": cluster, **blocks}
+    if scenario.finetune is not None:  # what fine-tuning trains (frozen layers, LoRA) is the workload's
+        fixed["finetune"] = scenario.finetune.model_dump(exclude_none=True)
     return fixed, counts
 
 

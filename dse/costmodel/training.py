@@ -801,11 +801,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # ------------------------------------------------------------------ metrics
     tokens = c["global_batch"] * s
     n_gpus = c["num_gpus"]
-    # model FLOPs: 6 N per trained token (2 N for a forward-only inference step), by convention;
-    # hardware FLOPs: what runs (frozen weights get no weight gradient, layers with nothing
-    # trainable below run forward only) plus the recompute of the layers that run backward
+    # model FLOPs: what the training algorithm needs per token, recompute aside: 6 N when every
+    # weight trains (2 N for a forward-only inference step), by convention; fine-tuning needs no
+    # weight gradient for frozen weights and no backward below the lowest trainable layer, so its
+    # MFU counts only what it needs (a 6 N count would put a mostly frozen model above 100 %);
+    # hardware FLOPs: that plus the recompute of the layers that run backward
     fwd_only = c["forward_only"] > 0
-    mf_tok = np.where(fwd_only, model_flops_per_token(c) / 3.0, model_flops_per_token(c))
+    mf_tok = np.where(fwd_only, model_flops_per_token(c) / 3.0, executed_flops_per_token(c))
     runs_backward = 1.0 - np.where(no_flow, frozen / np.maximum(c["layers"], 1.0), 0.0)  # share of all layers
     hf_tok = executed_flops_per_token(c) + recompute_flops_per_token(c) * runs_backward
     total_params, active_params = model_params(c)

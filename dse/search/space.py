@@ -3,7 +3,8 @@
 A search space (YAML or JSON; ``search_spaces/`` ships documented examples) holds
 
 * ``scenario``: the fixed parts, a scenario without ``parallel`` and without
-  ``cluster.num_gpus`` (model, precision, workload, cluster overrides, training switches);
+  ``cluster.num_gpus`` (model, precision, workload, cluster overrides, training switches, and
+  for ``workload: finetune`` the ``finetune`` block: frozen layers, LoRA);
 * ``gpus``: the GPU counts to try (a list, a power-of-two range or a linear range);
 * ``parallel``: candidate values of every parallel degree (software dimensions);
 * ``global_batch``: global batch sizes, in sequences or in tokens;
@@ -131,7 +132,7 @@ METRIC_CONSTRAINTS = {
 }
 
 #: Keys the ``scenario`` block accepts (a scenario minus ``parallel`` and ``cluster.num_gpus``).
-SCENARIO_KEYS = ("model", "precision", "workload", "cluster", "training", "inference")
+SCENARIO_KEYS = ("model", "precision", "workload", "cluster", "training", "inference", "finetune")
 
 NAME_PATTERN = r"^[A-Za-z0-9._-]+$"
 

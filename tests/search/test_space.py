@@ -108,6 +108,17 @@ def test_pow2_range_and_tokens():
     assert space.global_batches() == [16777216 // 8192]
 
 
+def test_a_fine_tuning_space_keeps_its_finetune_block():
+    """scenario.finetune (frozen layers, LoRA) reaches the cost-model columns of every point."""
+    data = {"scenario": {"model": "llama2-7b", "workload": "finetune", "cluster": {"gpu": "H100"},
+                         "finetune": {"frozen_layers": 8, "lora": {"rank": 16}}},
+            "gpus": [8], "global_batch": {"sequences": [64]}}
+    cols = space_from_dict(data).base_columns(8)
+    assert (cols["frozen_layers"], cols["lora_rank"]) == (8, 16)
+    with pytest.raises(InputError, match="finetune"):  # a finetune block needs workload: finetune
+        space_from_dict({**data, "scenario": {**data["scenario"], "workload": "train"}})
+
+
 def test_json_file_and_dict_and_defaults(tmp_path):
     data = quickstart()
     path = tmp_path / "q.json"
