@@ -67,6 +67,12 @@ def matmul_efficiency_key(precision: str) -> str:
     return {"fp8": "matmul_fp8", "fp4": "matmul_fp4"}.get(precision, "matmul")
 
 
+def idle_power_w(datasheet_w: float, power_idle: float) -> float:
+    """What a GPU whose datasheet limit is ``datasheet_w`` (W) draws clocked with no work (W):
+    ``power_idle`` of it (:mod:`dse.costmodel.power`); a power limit at or below it runs nothing."""
+    return float(power_idle) * float(datasheet_w)
+
+
 def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
     """Merge the GPU preset, the family calibration and the scenario's overrides.
 
@@ -117,6 +123,13 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
 
     def pick(override, default):
         return default if override is None else override
+
+    if cluster.power_w is not None:
+        floor = idle_power_w(preset["power_w"], calib["power_idle"])
+        if cluster.power_w <= floor:
+            raise single("cluster.power_w", f"below what the {preset['name']} draws idle, {floor:.0f} W "
+                         f"(power_idle {calib['power_idle']:g} of its {preset['power_w']:g} W): no clock "
+                         f"runs under it; allowed: above {floor:.0f} W", cluster.power_w)
 
     gpus_per_node = pick(cluster.gpus_per_node, preset["gpus_per_node"])
     # NVLink inside a server (HGX): the domain follows a changed gpus_per_node; racks (NVL72)

@@ -245,3 +245,23 @@ def test_unknown_gpu_lists_allowed_gpus():
     assert "unknown GPU" in problem.message
     for name in gpu_names():
         assert name in problem.message
+
+
+def test_a_power_limit_at_or_below_the_idle_draw_is_refused_everywhere(tmp_path):
+    """A limit under what the GPU draws clocked with no work (H100: 0.19 x 700 W = 133 W) runs no
+    clock at all: evaluate, whatif and search spaces refuse it by name (it was scored as a 909 s
+    step drawing 134 W, above its own 100 W limit)."""
+    from dse.search.space import space_from_dict
+    from dse.whatif import whatif
+
+    assert resolve_hardware(ClusterSpec(gpu="H100-SXM-80GB", num_gpus=8, power_w=140), "bf16").power_w == 140
+    with pytest.raises(InputError, match=r"cluster\.power_w.*idle, 133 W"):
+        resolve_hardware(ClusterSpec(gpu="H100-SXM-80GB", num_gpus=8, power_w=100), "bf16")
+    small = {"name": "s", "model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+             "parallel": {"tp": 1, "global_batch": 64}}
+    with pytest.raises(InputError, match=r"vary\.power_w.*idle, 133 W"):
+        whatif(small, {"power_w": [100, 700]})
+    space = {"scenario": {"model": "llama2-7b", "cluster": {"gpu": "H100-SXM-80GB"}}, "gpus": [8],
+             "global_batch": {"sequences": [64]}, "hardware": {"power_w": {"low": 120, "high": 700}}}
+    with pytest.raises(InputError, match=r"hardware\.power_w.*idle, 133 W"):
+        space_from_dict(space)
