@@ -662,6 +662,8 @@ class Scenario(Spec):
                                   "set workload: inference")
         if self.workload == "inference" and isinstance(self.model, ModelSpec):
             self._check_serving_plan()
+        if getattr(self.model, "family", None) == "dlrm":
+            self._check_dlrm_plan()
         if self.finetune is not None and self.workload != "finetune":
             raise FieldValueError("finetune", f"a finetune block describes fine-tuning (workload: finetune); "
                                   f"this scenario's workload is {self.workload}: drop the finetune block or "
@@ -677,6 +679,20 @@ class Scenario(Spec):
                                   f"training.fsdp_unsharded_accumulation describes FSDP (parallel.zero 3); "
                                   f"parallel.zero is {self.parallel.zero}: set zero 3 or leave it false")
         return self
+
+    def _check_dlrm_plan(self) -> None:
+        """A DLRM's dense layers are data parallel over num_gpus / tp replicas (tensor parallel
+        within): a stated dp must be that, and it has no pipeline or context parallelism."""
+        plan, n = self.parallel, self.cluster.num_gpus
+        for name in ("pp", "cp", "vpp"):
+            if getattr(plan, name) != 1:
+                raise FieldValueError(f"parallel.{name}", f"parallel.{name} = {getattr(plan, name)}: a DLRM has no "
+                                      "pipeline or context parallelism (its plan: emb_sharding, tp, dp, zero, ep, "
+                                      "microbatch or global_batch); allowed: 1")
+        if plan.dp is not None and plan.dp * plan.tp != n:
+            raise FieldValueError("parallel.dp", f"tp*dp = {plan.tp}*{plan.dp} = {plan.tp * plan.dp} != num_gpus {n}: "
+                                  f"a DLRM's dense layers run num_gpus / tp replicas; allowed: "
+                                  f"{n // plan.tp if n % plan.tp == 0 else 'none at this tp'} (or leave dp out)")
 
     def _check_serving_plan(self) -> None:
         """An LLM serving scenario names no training option: its model would ignore it (DLRM and

@@ -255,3 +255,17 @@ def test_table_dtypes_set_the_bytes_per_element():
                            "top_mlp": [16, 1], "interaction": "dot"},
                            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
                            "training": {"dlrm": {"emb_dtype": "int8"}}})
+
+
+def test_a_stated_dp_that_is_not_num_gpus_over_tp_is_an_error_not_ignored():
+    """A DLRM's dense layers run num_gpus / tp replicas: dp 7 with tp 4 on 128 GPUs was printed as
+    dp 32 without a word; it, and pipeline or context parallelism the model lacks, are errors that
+    give the arithmetic and the allowed value."""
+    from dse.errors import InputError
+
+    data = yaml.safe_load((ROOT / "scenarios" / "dlrm_a_zionex128.yaml").read_text())
+    assert dse.evaluate(dse.load_scenario(data))["feasible"].iloc[0]  # dp 128 = 128 / tp 1: fine
+    with pytest.raises(InputError, match=r"tp\*dp = 4\*7 = 28 != num_gpus 128.*allowed: 32"):
+        dse.load_scenario({**data, "parallel": {**data["parallel"], "tp": 4, "dp": 7}})
+    with pytest.raises(InputError, match=r"parallel\.pp.*no pipeline"):
+        dse.load_scenario({**data, "parallel": {**data["parallel"], "pp": 2}})
