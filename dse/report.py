@@ -320,8 +320,9 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     perf.add_column(justify="right")
     pct = lambda x: "-" if x is None else f"{100 * x:.1f} %"  # noqa: E731
     if serving:
-        ttft, itl = serving.get("ttft_ms"), serving.get("itl_ms")
-        one_iteration = ttft is not None and itl is not None and abs(ttft - itl) <= 1e-9 * max(itl, 1e-12)
+        ttft = serving.get("ttft_ms")
+        chunk_ms = 1e3 * (serving.get("chunk_iteration_s") or 0.0) * (rec.get("pp") or 1)
+        one_iteration = ttft is not None and chunk_ms > 0 and abs(ttft - chunk_ms) <= 1e-9 * chunk_ms
         offline = not (serving.get("concurrency") or 0) > 0 and not (serving.get("request_rate") or 0) > 0
         batch, running = serving.get("batch"), serving.get("batch_running")
         waits = batch is not None and running is not None and batch > running + 1e-9
@@ -395,8 +396,9 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
 
     it = rec["iteration_time_s"]
     if serving and serving.get("decode_step_parts_s"):
-        title = ("Time per engine iteration (ITL: the mean of decode steps and those that carry a prompt chunk; "
-                 "the serving model overlaps no collective)"
+        title = ("Time per engine iteration (the mean of decode steps and those that carry a prompt chunk; ITL, "
+                 "what a sequence decodes through, leaves out its own prompt's; the serving model overlaps no "
+                 "collective)"
                  if not (serving.get("spec_tokens") or 0) > 0 else
                  "Time per engine iteration (drafts and verification; ITL is it over the tokens each emits; "
                  "no collective overlapped)")

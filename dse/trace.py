@@ -564,18 +564,18 @@ def _inference_trace(spec, base):
     steps = min(DECODE_STEPS, decode_total)
     events = inference_schedule(row, steps)
     chunks = int(round(row["detail_prefill_chunks"]))
-    each = ("= ITL" if per_step < 1 + 1e-9 else
+    each = ("ITL counting only the other sequences' prompts in them" if per_step < 1 + 1e-9 else
             f"drafts and their verification, {per_step:.3g} tokens each, so ITL = the step / {per_step:.3g}")
     meta = {
         **base, "process": "one GPU of a serving replica", "ttft_s": ttft, "itl_s": itl, "iteration_time_s": it,
         "batch": row["batch"], "input_len": row["input_len"], "output_len": row["output_len"],
         "prefill_iterations": chunks, "decode_steps_shown": steps, "decode_steps_total": decode_total,
-        "trace_end_s": ttft + steps * it,
+        "trace_end_s": ttft + steps * itl * per_step,
         "totals_s": {"ttft": ttft, "itl": itl, "request": ttft + tokens * itl},
         "layout": (f"one request on one GPU of a loaded engine ({int(row['batch'])} sequences in flight per "
                    f"replica): its prefill ({chunks} iteration(s) carrying {int(round(row['detail_chunk_tokens']))} "
                    f"prompt tokens each with the other sequences' decode tokens; = TTFT), then {steps} of its "
-                   f"{decode_total} decode steps (each the mean engine iteration, {each}); the first prefill "
+                   f"{decode_total} decode steps (each the mean iteration it decodes through, {each}); the first prefill "
                    "iteration and the first decode step op by op for the first pipeline microbatch"),
         "breakdown": inference_breakdown(row),
     }

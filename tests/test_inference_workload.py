@@ -187,7 +187,7 @@ def test_an_offered_rate_is_served_at_the_batch_littles_law_gives():
         assert r.tokens_per_s == pytest.approx(rate * 256, rel=1e-9)
         assert r.batch <= offline.batch and r.itl_ms <= offline.itl_ms
         if r.batch > 1.001:  # B = (rate per replica) * O * ITL (below one sequence the engine idles)
-            assert r.batch == pytest.approx(rate / 2 * 256 * r.itl_ms / 1e3, rel=1e-4)
+            assert r.batch == pytest.approx(rate / 2 * 256 * r.iteration_time_s, rel=1e-4)
 
 
 @settings(max_examples=20, deadline=None, derandomize=True)

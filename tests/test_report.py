@@ -48,7 +48,8 @@ def test_serving_report_rows():
     for training_row in ("HFU", "bubble", "grads", "optimizer", "overlap slowdown", "iteration time"):
         assert training_row not in text, training_row
     parts = rec["serving"]["decode_step_parts_s"]
-    assert sum(parts.values()) == pytest.approx(rec["serving"]["itl_ms"] / 1e3, rel=1e-6)
+    assert sum(parts.values()) == pytest.approx(rec["iteration_time_s"], rel=1e-6)
+    assert rec["serving"]["itl_ms"] / 1e3 <= rec["iteration_time_s"]  # without its own prompt
 
 
 def _serving(gpu, precision, **inference):
@@ -80,7 +81,7 @@ def test_a_fixed_batch_above_what_the_token_budget_runs_waits_and_says_so():
                                max_num_tokens=512))
     assert rec["tokens_per_s"] == pytest.approx(cap["tokens_per_s"], rel=1e-12)
     assert rec["serving"]["itl_ms"] == pytest.approx(cap["serving"]["itl_ms"], rel=1e-12)
-    wait = (400 / most - 1.0) * 50 * cap["serving"]["itl_ms"]
+    wait = (400 / most - 1.0) * 50 * cap["iteration_time_s"] * 1e3
     assert rec["serving"]["ttft_ms"] == pytest.approx(cap["serving"]["ttft_ms"] + wait, rel=1e-9)
 
 
@@ -242,10 +243,10 @@ def test_cli_header_names_the_overridden_figures_and_a_one_iteration_ttft():
     out = CliRunner().invoke(app, ["evaluate", str(root / "scenarios/deepseek_v3_h800.yaml")])
     assert out.exit_code == 0 and "H100-SXM-80GB (nvlink_gbps 400)" in out.output.splitlines()[0]
     rec, text = rendered(root / "scenarios/gpt_oss_120b_b200_serving.yaml")
-    assert rec["serving"]["ttft_ms"] == pytest.approx(rec["serving"]["itl_ms"], rel=1e-12)
+    assert rec["serving"]["ttft_ms"] == pytest.approx(rec["iteration_time_s"] * 1e3, rel=1e-12)
     assert "one iteration (the prompt fits one iteration's token budget)" in " ".join(text.split())
     _, text = rendered(_serving("H100-SXM-80GB", "fp8", batch=1))
-    assert "batch 1 sequence per replica" in text and "one iteration" not in text
+    assert "batch 1 sequence per replica" in text and "one iteration (the prompt fits" in text  # 1,000 of 2,048
 
 
 def test_uneven_virtual_stages_are_spelled_out():

@@ -13,14 +13,17 @@ through one prefill and O-1 decode steps, so the average engine iteration carrie
 
 and emits B output tokens (one per sequence; the last prompt chunk emits the first token). This
 is the mix trtllm-bench sizes its engines for (max_num_tokens = B (1 + I/O)). Output throughput of
-a replica is B / t_iter; time per output token (ITL) is t_iter (the mean iteration).
+a replica is B / t_iter; time per output token (ITL) is the mean iteration a sequence decodes
+through, which carries the other B - 1 sequences' prompt chunks but not its own (they come before
+its first token): t_iter in a full engine, the decode step alone for one client.
 
 **Offered load (online).** With ``request_rate`` r > 0 (requests/s for the deployment, r/dp
 per replica) the engine is not full: it holds the mean batch B that Little's law gives,
 ``B = (r/dp) O t_iter(B)`` (a request stays O iterations), found by bisection in log B between
 one sequence and the throughput-maximising batch. Throughput is then the offered r O tokens/s;
-ITL is t_iter(B); TTFT is half an iteration of waiting plus the arriving prompt's own prefill
-iteration(s) alongside the decodes (queueing beyond that is not modelled). A rate above what
+ITL is as above at B; TTFT is the wait for the running iteration (half of one, when one runs:
+the engine is busy 1 - exp(-B) of the time) plus the arriving prompt's own prefill iteration(s)
+alongside the decodes (queueing beyond that is not modelled). A rate above what
 the throughput-maximising batch serves is infeasible (``RATE_EXCEEDS``).
 
 **Chunked prefill.** An iteration's token budget is ``clip(n_dec + n_pre, min_num_tokens,
@@ -32,9 +35,9 @@ the others only decode. At small batches (long sequences, little free memory, fe
 prompt iteration is compute-bound and the decode-only ones memory-bound, so prompt FLOPs no longer
 hide under the weight reads: ``t_iter = phi t(n_dec + C) + (1 - phi) t(n_dec)``; a prompt's first
 token comes after ``ceil(I / C)`` prompt iterations. With clients (a concurrency or an offered
-rate) the prompts in flight share that room: as a processor-sharing queue of load
-``rho = n_pre / (budget - n_dec)`` the first token takes ``1 / (1 - rho)`` times as long
-(rho capped at 0.9).
+rate) the prompts in flight share that room: as a processor-sharing queue of the other sequences'
+load ``rho = n_pre / (budget - n_dec) (b - 1)/b`` the first token takes ``1 / (1 - rho)`` times
+as long (rho capped at 0.9; a lone client shares with nobody).
 
 **Attention data parallelism** (dp replicas whose tokens meet in the experts, ep > t): every MoE
 layer's dispatch waits for the slowest rank, so a replica's own work takes a prompt chunk's time
@@ -333,8 +336,9 @@ def evaluate_inference_detail(batch: Mapping[str, Any]) -> dict[str, np.ndarray]
 
     ``detail_prefill_<op>`` are the parts of one chunk iteration of one pipeline stage (the
     iterations that carry a prompt chunk; TTFT = ``detail_prefill_chunks`` x ``pp`` x their
-    sum), ``detail_decode_<op>`` those of the mean iteration of one stage (ITL = ``pp`` x their
-    sum). Ops: qkv, out, ffn (GEMMs), attn_pre, attn_dec (prompt and KV-cache attention), elem
+    sum), ``detail_decode_<op>`` those of the mean iteration of one stage that a decoding
+    sequence runs through: decode steps and those carrying the other sequences' prompt chunks,
+    not its own (ITL = ``pp`` x their sum / the tokens a step emits). Ops: qkv, out, ffn (GEMMs), attn_pre, attn_dec (prompt and KV-cache attention), elem
     (elementwise traffic and KV writes), head (LM head, logits), overhead (engine), tp, ep, pp.
     ``detail_layers_per_stage`` and ``detail_chunk_tokens`` (prompt tokens per chunk) too.
     """
@@ -706,6 +710,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         mix = pipelined(stage(n_dec, chunk, b, chunk * keys_pre * core_key, keys_dec), m)
         dec = pipelined(stage(n_dec, 0.0, b, 0.0, keys_dec), m)
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
+        # what one decoding sequence sees between its tokens: the prompts of the b - 1 others
+        # only (its own went in before its first token), in a fraction n_pre (b - 1)/b / chunk
+        phi_seen = np.clip(n_pre * np.clip((b - 1.0) / b, 0.0, 1.0) / chunk, 0.0, 1.0)
+        seen = {key: phi_seen * mix[key] + (1.0 - phi_seen) * dec[key] for key in mix}
         # attention data parallelism (experts pooled over R replicas): every MoE layer's dispatch
         # waits for the slowest rank, so a replica's own work (attention, projections, dense and
         # shared parts) takes a prompt chunk's time whenever ANY of the R ranks runs one, with
@@ -717,7 +725,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
             mean["total"] = mean["total"] + wait
             mean["adp_wait"] = mean["adp_wait"] + wait
-        return mean, mix, chunk, b, n_pre / room, phi
+            p_seen = np.where(adp_free, 1.0 - (1.0 - phi_seen) * (1.0 - phi) ** (pool - 1.0), phi_seen)
+            wait_seen = (p_seen - phi_seen) * np.maximum(
+                (mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
+            seen["total"] = seen["total"] + wait_seen
+            seen["adp_wait"] = seen["adp_wait"] + wait_seen
+        return mean, mix, chunk, b, n_pre / room, phi, seen
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         s_c = iteration(cand)[0]
@@ -752,8 +765,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # iteration carries at most max_num_tokens tokens, so only B_dec of them decode (with
         # their share of prompt tokens); the rest wait for room, which lengthens their TTFT
         B_dec = np.where(fixed & ~prefill_only, np.minimum(B, np.maximum(b_tok, 1.0)), B)
-        s, mix, chunk, b, load, phi = iteration(B_dec)
-        itl = p * s["total"]
+        s, mix, chunk, b, load, phi, seen = iteration(B_dec)
+        itl = p * s["total"]  # the mean iteration (throughput); a sequence's own tokens see `seen`
+        seen_share = seen["total"] / np.maximum(s["total"], 1e-300)
+        others = np.clip((b - 1.0) / b, 0.0, 1.0)  # the sequences a prompt shares the engine with
         m_dec = np.minimum(p, B_dec)
         dec_s = pipelined(stage(b, 0.0, b, 0.0, keys_dec), m_dec)
         chunks = np.ceil(I / chunk - 1e-9)  # iterations a prompt's chunks take
@@ -765,15 +780,19 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             n_dec = b * (O_it - 1.0) / O_it
             c_on = np.clip(c["max_num_tokens"] - q_tok * n_dec, 1.0, I)
             pre_on = pipelined(stage(n_dec, c_on, b, c_on * keys_pre * core_key, keys_dec), m_dec)
-            ttft_on = 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
+            # the running iteration is there only while a request is in flight: with B_L requests
+            # in flight on average (Little's law) the engine is busy 1 - exp(-B_L) of the time
+            busy = 1.0 - np.exp(-rate * O_it * p * s["total"])
+            ttft_on = busy * 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
             ttft = np.where(online & ~saturated, ttft_on, ttft)
         # clients (a concurrency or an offered rate): prompts that arrive while others are being
         # prefilled share the prompt room of each iteration; as a processor-sharing queue whose
-        # load is the prompt demand over that room, rho = n_pre / room, the first token takes
-        # 1 / (1 - rho) times the prompt's own prefill (rho capped at 0.9; a full offline engine's
-        # first-token time is its queue of waiting requests, which is not modelled)
+        # load is the other sequences' prompt demand over that room, rho = n_pre / room (b - 1)/b,
+        # the first token takes 1 / (1 - rho) times the prompt's own prefill (rho capped at 0.9;
+        # a lone client shares with nobody; a full offline engine's first-token time is its queue
+        # of waiting requests, which is not modelled)
         clients = ((c["concurrency"] > 0) | online) & ~saturated
-        ttft = np.where(clients, ttft / (1.0 - np.clip(load, 0.0, 0.9)), ttft)
+        ttft = np.where(clients, ttft / (1.0 - np.clip(load * others, 0.0, 0.9)), ttft)
         solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
         prefill = np.ceil(I / solo) * p * pipelined(stage(0.0, solo, 1.0, solo * keys_pre * core_key, I), 1.0)["total"]
         # a decode instance: a request's first token came from the prefill instance; its first
@@ -793,6 +812,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             itl = np.where(prefill_only, p * pre_t, itl)
             ttft = np.where(prefill_only, np.ceil(I / C_pre - 1e-9) * p * pre_t, ttft)
             s = {key: np.where(prefill_only, pre_s[key], s[key]) for key in s}
+            seen = {key: np.where(prefill_only, pre_s[key], seen[key]) for key in seen}
             mix = {key: np.where(prefill_only, pre_s[key], mix[key]) for key in mix}
             chunk = np.where(prefill_only, np.minimum(C_pre, I), chunk)
 
@@ -838,7 +858,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         attn_w_full = np.where(mla, sum(K * N for K, N in mla_projection_shapes(c, a)), attn_w_full)
     active = layers * (dense_frac * (attn_w_full + mats * h * f)
                        + moe_frac * (attn_w_full + (k + S) * mats * h * fe + h * c["experts"]))
-    req_flops = (2.0 * active * (I + O) + 2.0 * h * V * O
+    req_flops = (2.0 * active * (I + O - 1.0) + 2.0 * h * V * O  # the last token is not fed back
                  + layers * (I * keys_pre * core_key + (O - 1.0) * keys_dec * dec_flops_key * t))
     tflops = per_gpu * req_flops / O / 1e12
     head_flops = 2.0 * h * V
@@ -882,7 +902,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "input_tokens_per_s": requests_s * I,
         "input_tokens_per_s_per_gpu": requests_s * I / n_gpus,
         "ttft_ms": ttft * 1e3,
-        "itl_ms": np.where(prefill_only, itl, itl / gain) * 1e3,  # per output token (iteration / gain)
+        # per output token: the iterations a sequence decodes through (others' prompts in some) / gain
+        "itl_ms": np.where(prefill_only, itl, itl * seen_share / gain) * 1e3,
         "iteration_time_s": itl,
         "spec_gain": gain + zero,  # tokens a decoding sequence emits per iteration (1 without drafts)
         "decode_step_s": p * dec_s["total"] * stretch,
@@ -938,7 +959,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     out["feasible"] = (mask == 0).astype(np.float64)
     if detail:
         out.update({f"detail_prefill_{k}": mix[k] for k in DETAIL_OPS})
-        out.update({f"detail_decode_{k}": s[k] for k in DETAIL_OPS})
+        out.update({f"detail_decode_{k}": seen[k] for k in DETAIL_OPS})
         out.update(detail_prefill_chunks=chunks, detail_layers_per_stage=L, detail_chunk_tokens=chunk,
                    detail_queue_s=queue,
                    detail_decode_tokens=b * q_tok * (O_it - 1.0) / O_it, detail_microbatch_sequences=b)
