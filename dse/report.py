@@ -321,7 +321,7 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     pct = lambda x: "-" if x is None else f"{100 * x:.1f} %"  # noqa: E731
     if serving:
         ttft = serving.get("ttft_ms")
-        chunk_ms = 1e3 * (serving.get("chunk_iteration_s") or 0.0) * (rec.get("pp") or 1)
+        chunk_ms = 1e3 * (serving.get("chunk_iteration_s") or 0.0)  # one iteration carrying a prompt chunk
         one_iteration = ttft is not None and chunk_ms > 0 and abs(ttft - chunk_ms) <= 1e-9 * chunk_ms
         offline = not (serving.get("concurrency") or 0) > 0 and not (serving.get("request_rate") or 0) > 0
         batch, running = serving.get("batch"), serving.get("batch_running")
