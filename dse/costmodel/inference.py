@@ -689,7 +689,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     cand = np.where(fixed, c["batch"], cand)
     ok = fixed | (cand <= np.maximum(cap, 1.0))
 
-    def iteration(B):
+    def iteration(B, seen_too=False):
         """The mean iteration of a full engine at batch B (per microbatch stage): decode tokens
         every iteration, prompts in chunks of the token budget left by them, in a fraction phi
         of the iterations. Returns (mean stage time parts, chunk-iteration parts, chunk, b,
@@ -712,8 +712,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
         # what one decoding sequence sees between its tokens: the prompts of the b - 1 others
         # only (its own went in before its first token), in a fraction n_pre (b - 1)/b / chunk
-        phi_seen = np.clip(n_pre * np.clip((b - 1.0) / b, 0.0, 1.0) / chunk, 0.0, 1.0)
-        seen = {key: phi_seen * mix[key] + (1.0 - phi_seen) * dec[key] for key in mix}
+        seen = None
+        if seen_too:
+            phi_seen = np.clip(n_pre * np.clip((b - 1.0) / b, 0.0, 1.0) / chunk, 0.0, 1.0)
+            seen = {key: phi_seen * mix[key] + (1.0 - phi_seen) * dec[key] for key in mix}
         # attention data parallelism (experts pooled over R replicas): every MoE layer's dispatch
         # waits for the slowest rank, so a replica's own work (attention, projections, dense and
         # shared parts) takes a prompt chunk's time whenever ANY of the R ranks runs one, with
@@ -725,6 +727,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
             mean["total"] = mean["total"] + wait
             mean["adp_wait"] = mean["adp_wait"] + wait
+        if any_adp and seen_too:
             p_seen = np.where(adp_free, 1.0 - (1.0 - phi_seen) * (1.0 - phi) ** (pool - 1.0), phi_seen)
             wait_seen = (p_seen - phi_seen) * np.maximum(
                 (mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
@@ -765,7 +768,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # iteration carries at most max_num_tokens tokens, so only B_dec of them decode (with
         # their share of prompt tokens); the rest wait for room, which lengthens their TTFT
         B_dec = np.where(fixed & ~prefill_only, np.minimum(B, np.maximum(b_tok, 1.0)), B)
-        s, mix, chunk, b, load, phi, seen = iteration(B_dec)
+        s, mix, chunk, b, load, phi, seen = iteration(B_dec, seen_too=True)
         itl = p * s["total"]  # the mean iteration (throughput); a sequence's own tokens see `seen`
         seen_share = seen["total"] / np.maximum(s["total"], 1e-300)
         others = np.clip((b - 1.0) / b, 0.0, 1.0)  # the sequences a prompt shares the engine with
