@@ -71,8 +71,8 @@ By default the importer still converts such a triplet when dse can give it a mea
 so in a note; for degrees it keeps the inner levels and sets the outermost one to what the GPU
 count leaves. ``strict=True`` (``--strict``) rejects what MAD-Max rejects. A strategy dse cannot
 express (an LLM embedding sharded with all-to-all, hybrid FSDP, tensor parallelism outside a
-data-parallel level, embeddings sharded inside a node and replicated across nodes) is always an
-:class:`dse.errors.InputError` that names the task file and field and lists what is supported.
+data-parallel level) is always an :class:`dse.errors.InputError` that names the task file and
+field and lists what is supported.
 """
 
 from __future__ import annotations
