@@ -45,7 +45,10 @@ MEMORY_PARTS = {k: f"memory_{k}_bytes"
 SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv_cache_bytes",
                 "prefill_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "input_len", "output_len", "spec_tokens", "spec_acceptance",
                 "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
-                "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate", "batch_running")
+                "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate", "batch_running",
+                "phase", "input_tokens_per_s", "input_tokens_per_s_per_gpu")
+#: Serving ``phase`` codes (disaggregated serving): a whole engine, a prefill or a decode instance
+PHASE_NAMES = {0: "both", 1: "prefill", 2: "decode"}
 #: Serving: bytes per linear-layer weight -> the format's name
 WEIGHT_FORMATS = {4.0: "32-bit", 2.0: "16-bit", 1.0: "FP8", 9.0 / 16.0: "NVFP4", 17.0 / 32.0: "MXFP4",
                   0.5 + 2.0 / 128.0: "INT4"}
@@ -159,6 +162,7 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
     rec["kind"] = None if kind is None else str(kind)
     if _num(row.get("itl_ms")) is not None:  # an LLM serving row
         rec["serving"] = {k: _num(row[k]) for k in SERVING_KEYS if k in row}
+        rec["serving"]["phase"] = PHASE_NAMES.get(_int(row.get("phase", 0)) or 0, "both")
         rec["serving"]["decode_step_parts_s"] = {k: _num(row[c]) for k, c in SERVING_TIME_PARTS.items() if c in row}
         rec["breakdown"]["memory_bytes"].update(
             {k: _num(row[c]) for k, c in SERVING_MEMORY_PARTS.items() if c in row})
@@ -245,6 +249,18 @@ def short(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _decoding_rows(perf: Any, rec: dict[str, Any], serving: dict[str, Any]) -> None:
+    """The throughput rows of an engine that decodes: requests, batch, output tokens."""
+    batch, running, most = serving.get("batch"), serving.get("batch_running"), serving.get("batch_max")
+    waits = batch is not None and running is not None and batch > running + 1e-9
+    perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
+    perf.add_row("batch per replica (the largest an offline engine runs: memory, token budget)",
+                 f"{fmt(batch)} ({fmt(most)})" + (f": the token budget lets {fmt(running)} decode at once; "
+                                                   "the rest wait, in TTFT" if waits and rec["feasible"] else ""))
+    perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
+    perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
+
+
 def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     """Print one evaluation (from :func:`evaluation_record`) as rich tables: throughput,
     memory per GPU and where the time goes, in the terms of the kind of run (training
@@ -285,9 +301,16 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
             plan += f" ({p['host_offload_bytes'] / 2**30:.1f} GiB per GPU)"
     serving = rec.get("serving")
     if serving:  # LLM inference: the serving plan instead of the training one
-        plan = (f"serving: tp {p['tp']} · pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · "
-                f"{_int(serving.get('input_len'))} prompt + {_int(serving.get('output_len'))} output tokens · "
-                f"batch {_plural(_int(serving.get('batch')), 'sequence', 'sequences')} per replica")
+        phase = serving.get("phase")
+        if phase == "prefill":  # a disaggregated deployment's prefill instance: prompts, no decoding
+            plan = (f"serving, prefill instance (disaggregated: its KV caches go to decode instances): tp {p['tp']} · "
+                    f"pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · {_int(serving.get('input_len'))}-token "
+                    f"prompts, {fmt(serving.get('batch'))} per iteration (the token budget)")
+        else:
+            plan = (f"serving{', decode instance (prompts prefilled elsewhere)' if phase == 'decode' else ''}: "
+                    f"tp {p['tp']} · pp {p['pp']} · ep {p['ep']} · {p['dp']} replica(s) · "
+                    f"{_int(serving.get('input_len'))} prompt + {_int(serving.get('output_len'))} output tokens · "
+                    f"batch {_plural(_int(serving.get('batch')), 'sequence', 'sequences')} per replica")
         drafts = serving.get("spec_tokens") or 0
         if drafts > 0:
             plan += (f"\nspeculative decoding: {_int(drafts)} draft tokens per iteration "
@@ -331,14 +354,14 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                       "the service time in a full engine, not the wait in an offline run's queue" if offline else "")]
         ttft_note = "; ".join(n for n in ttft_note if n)
         perf.add_row("time to first token (TTFT)", f"{fmt(ttft)} ms" + (f": {ttft_note}" if ttft_note else ""))
-        perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
-        perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
-        most = serving.get("batch_max")
-        perf.add_row("batch per replica (the largest an offline engine runs: memory, token budget)",
-                     f"{fmt(batch)} ({fmt(most)})" + (f": the token budget lets {fmt(running)} decode at once; "
-                                                       "the rest wait, in TTFT" if waits and rec["feasible"] else ""))
-        perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
-        perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
+        if serving.get("phase") == "prefill":  # no decoding here: prompts and their tokens
+            perf.add_row("iteration (one token budget of prompts)", f"{fmt(serving.get('itl_ms'))} ms")
+            perf.add_row("prompts/s (first tokens)", fmt(serving.get("requests_per_s")))
+            perf.add_row("input tokens/s (total)", fmt(serving.get("input_tokens_per_s")))
+            perf.add_row("input tokens/s per GPU", fmt(serving.get("input_tokens_per_s_per_gpu")))
+        else:
+            perf.add_row("inter-token latency (ITL)", f"{fmt(serving.get('itl_ms'))} ms")
+            _decoding_rows(perf, rec, serving)
         perf.add_row("model TFLOP/s per GPU", fmt(rec["model_tflops_per_gpu"]))
         perf.add_row("MFU", pct(rec["mfu"]))
     elif rec.get("kind") in VIT_KINDS:  # samples are images; tokens are patches (+ class token)
@@ -375,6 +398,12 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         perf.add_row("energy per image", _with_unit(None if energy is None else energy * per_image, "J"))
         if rec["cost_per_mtok_usd"]:
             perf.add_row("cost per million images", _usd(rec['cost_per_mtok_usd'] * per_image))
+    elif serving and serving.get("phase") == "prefill":  # per input token: it emits only first tokens
+        per_input = (rec["tokens_per_s_per_gpu"] or 0.0) / max(serving.get("input_tokens_per_s_per_gpu") or 0.0, 1e-300)
+        energy = rec["energy_per_token_j"]
+        perf.add_row("energy per input token", _with_unit(None if energy is None else energy * per_input, "J"))
+        if rec["cost_per_mtok_usd"]:
+            perf.add_row("cost per million input tokens", _usd(rec["cost_per_mtok_usd"] * per_input))
     else:
         perf.add_row("energy per token", _with_unit(rec["energy_per_token_j"], "J"))
         if rec["cost_per_mtok_usd"]:
@@ -396,7 +425,9 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
 
     it = rec["iteration_time_s"]
     if serving and serving.get("decode_step_parts_s"):
-        title = ("Time per engine iteration (the mean of decode steps and those that carry a prompt chunk; ITL, "
+        title = ("Time per iteration (a token budget of whole prompts; the serving model overlaps no collective)"
+                 if serving.get("phase") == "prefill" else
+                 "Time per engine iteration (the mean of decode steps and those that carry a prompt chunk; ITL, "
                  "what a sequence decodes through, leaves out its own prompt's; the serving model overlaps no "
                  "collective)"
                  if not (serving.get("spec_tokens") or 0) > 0 else

@@ -58,6 +58,24 @@ def _serving(gpu, precision, **inference):
             "inference": {"input_len": 1000, "output_len": 1000, **inference}}
 
 
+def test_a_prefill_instance_reports_prompts_and_input_tokens_not_decoding():
+    """A disaggregated prefill instance emits only first tokens: its report gives prompts/s and
+    input tokens/s, energy and cost per input token, and no ITL or output tokens (it printed
+    '2.654 output tokens/s per GPU' and 264 J per token)."""
+    rec, text = rendered(_serving("H100-SXM-80GB", "fp8", phase="prefill", max_num_tokens=8192))
+    assert rec["serving"]["phase"] == "prefill"
+    for row in ("prefill instance", "prompts/s (first tokens)", "input tokens/s per GPU", "energy per input token",
+                "Time per iteration (a token budget of whole prompts"):
+        assert row in text, row
+    for row in ("inter-token latency", "output tokens/s", "energy per token "):
+        assert row not in text, row
+    per_gpu = rec["serving"]["input_tokens_per_s_per_gpu"]
+    assert per_gpu == pytest.approx(rec["serving"]["requests_per_s"] * 1000 / 2, rel=1e-9)
+    assert f"{per_gpu:,.0f}" in text
+    _, both = rendered(_serving("H100-SXM-80GB", "fp8", batch=8))
+    assert "inter-token latency" in both and "prefill instance" not in both
+
+
 def test_serving_report_says_the_number_formats_and_what_widening_costs():
     _, w4a16 = rendered(_serving("H100-SXM-80GB", "bf16", weight_dtype="mxfp4", batch=128))
     assert "MXFP4 weights" in w4a16 and "W4.25A16" in w4a16 and "at most at 30% of the 16-bit peak" in w4a16
