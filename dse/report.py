@@ -149,10 +149,10 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
     if row.get("kind") not in DLRM_KINDS and int(row.get("infeasible_mask", 0) or 0) & DEGREES_PRODUCT:
         # the plan runs on another number of GPUs than the cluster has: figures per GPU, and
         # energy and cost per token (the cluster's GPUs times the plan's time), mean nothing
-        for key in PER_GPU_KEYS:
+        for key in (*PER_GPU_KEYS, "tokens_per_s", "samples_per_s"):
             rec[key] = None
-        rec["per_gpu_note"] = ("figures per GPU, energy and cost are not shown: the plan's degrees do not "
-                               f"multiply to the cluster's {_int(row['num_gpus'])} GPUs")
+        rec["per_gpu_note"] = ("throughput, figures per GPU, energy and cost are not shown: the plan's degrees do "
+                               f"not multiply to the cluster's {_int(row['num_gpus'])} GPUs")
     rec["breakdown"] = {
         "time_s": {**{k: _num(row[c]) for k, c in TIME_PARTS.items() if c in row},
                    **{k: _num(row[c]) for k, c in OVERLAPPED_PARTS.items() if c in row}},

@@ -200,7 +200,21 @@ def _predict(cases: pd.DataFrame, scenarios: list) -> None:
     cases.loc[index, "abs_pct_error"] = np.abs(error) * 100.0
     cases.loc[index, "feasible"] = frame["feasible"].to_numpy(dtype=bool)
     cases.loc[index, "infeasible_reason"] = frame["infeasible_reason"].to_numpy(dtype=object)
-    bad = ~np.isfinite(predicted)
+    # a plan whose degrees do not multiply to the case's GPU count runs on other hardware than was
+    # measured: no prediction (the case is wrong), not an error in the MAPE
+    from .costmodel.training import DEGREES_PRODUCT
+
+    kinds = frame["kind"].astype(str).to_numpy() if "kind" in frame else np.full(len(index), "")
+    masks = frame["infeasible_mask"].fillna(0).astype(np.int64).to_numpy()
+    unlaid = ~np.char.startswith(kinds.astype(str), "dlrm") & ((masks & DEGREES_PRODUCT) != 0)
+    if unlaid.any():
+        rows = np.asarray(index)[unlaid]
+        cases.loc[rows, ["predicted", "error", "abs_pct_error"]] = math.nan
+        cases.loc[rows, "status"] = "error"
+        cases.loc[rows, "reason"] = [
+            f"{cases.at[i, 'file']}:{cases.at[i, 'line']} ({cases.at[i, 'id']}): the plan cannot run on the case's "
+            f"GPUs: {r}" for i, r in zip(rows, frame["infeasible_reason"].to_numpy()[unlaid])]
+    bad = ~np.isfinite(predicted) & ~unlaid
     if bad.any():  # never report a NaN as a prediction
         rows = np.asarray(index)[bad]
         cases.loc[rows, ["predicted", "error", "abs_pct_error"]] = math.nan

@@ -187,6 +187,23 @@ def test_infeasible_cases_keep_their_prediction_and_are_counted(mixed_file):
     assert bool(cases.set_index("id").loc["train-ok", "feasible"]) is True
 
 
+def test_a_plan_that_cannot_run_on_the_cases_gpus_gets_no_prediction(tmp_path):
+    """tp 3 x dp 32 needs 96 GPUs, not the case's 32: the case is wrong, so it is an error with
+    the arithmetic, out of the MAPE (it counted +121 %), while an out-of-memory plan keeps its
+    prediction."""
+    path = write_jsonl(tmp_path / "c.jsonl", [
+        case("ok", 1000.0),
+        case("nodiv", 1000.0, cluster={"gpu": "H100-SXM-80GB", "num_gpus": 32, "gpus_per_node": 8},
+             parallel={"tp": 3, "pp": 1, "dp": 32, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 1,
+                       "recompute": "none", "microbatch": 1, "global_batch": 64}),
+    ])
+    cases, summary = validate_cases([path])
+    bad = cases.set_index("id").loc["nodiv"]
+    assert bad["status"] == "error" and math.isnan(bad["predicted"])
+    assert "cannot run on the case's GPUs: tp*pp*dp*cp = 3*1*32*1 = 96 != num_gpus 32" in bad["reason"]
+    assert summary["overall"]["evaluated"] == 1 and summary["overall"]["errors"] == 1
+
+
 def test_all_ok_cases_are_evaluated_in_one_call(mixed_file, monkeypatch, only_llm_training):
     calls = []
     real = dse.api.evaluate
