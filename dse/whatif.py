@@ -717,11 +717,16 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
             else pd.DataFrame(columns=sensitivity_columns(throughput(kind).rate)))
     bound = bottleneck(base, sens)
     notes = []
-    if points["feasible_plans"].eq(0).any():
+    from .search.enumerate import no_plan_reason
+
+    empty = [] if ladder is not None else sorted({int(n) for n in points.loc[points["plans"].eq(0), "num_gpus"]})
+    for n in empty[:4]:  # no candidate plan lays out there at all: say why
+        notes.append(f"no plan lays out on {n} GPUs ({no_plan_reason(space, n)}): nothing was scored there")
+    unfit = points["feasible_plans"].eq(0) & points["plans"].gt(0)
+    if unfit.any():
         why = ("nothing fits in memory, or no plan meets the latency bounds" if serving
-               else "nothing fits in memory, or no plan divides the global batch")
-        notes.append(f"{int(points['feasible_plans'].eq(0).sum())} of {len(points)} hardware points have no "
-                     f"feasible plan ({why})")
+               else "nothing fits in memory")
+        notes.append(f"{int(unfit.sum())} of {len(points)} hardware points have no feasible plan ({why})")
     if serving and at_load:
         bounds = [f"{label} <= {v:g} ms" for label, v in (("ITL", max_itl_ms), ("TTFT", max_ttft_ms)) if v is not None]
         rate = spec.inference.request_rate

@@ -199,7 +199,9 @@ def test_more_gpus_and_infeasible_points_are_reported_not_dropped():
     pts = result.points.set_index("num_gpus")
     assert pts.loc[3.0, "feasible_plans"] == 0 and math.isnan(pts.loc[3.0, "best_tokens_per_s"])
     assert pts.loc[8.0, "best_tokens_per_s"] > 0
-    assert result.notes
+    assert pts.loc[3.0, "plans"] == 0  # no candidate lays out on 3 GPUs: the note says why
+    assert any(n.startswith("no plan lays out on 3 GPUs (") and "global batch (64 sequences)" in n
+               for n in result.notes), result.notes
     json.dumps(to_record(result), allow_nan=False)  # NaN as null
 
 
