@@ -194,8 +194,14 @@ def evaluate(
                 from .trace_plot import plot_breakdown, plot_timeline
 
                 written += plot_breakdown(meta["breakdown"], plot, meta=meta) + plot_timeline(events, meta, plot)
-    except (InputError, OSError) as err:
+    except InputError as err:
         _bad_input(err, str(trace or plot))
+    except OSError as err:  # a write, not a read: name the option and the path
+        option, path = ("--trace", trace) if trace is not None and plot is None else ("--plot", plot)
+        if trace is not None and plot is not None and str(getattr(err, "filename", "")).startswith(str(trace)):
+            option, path = "--trace", trace
+        _fail(f"{option} {path}: cannot write: {getattr(err, 'strerror', None) or err}"
+              + (" (a file is in the way of a folder in the path)" if getattr(err, "errno", None) in (17, 20) else ""))
     if as_json:
         if written:
             rec["files"] = [str(p) for p in written]

@@ -661,6 +661,10 @@ class Scenario(Spec):
                                   f"this scenario's workload is {self.workload}: drop the inference block or "
                                   "set workload: inference")
         if self.workload == "inference" and isinstance(self.model, ModelSpec):
+            if self.inference is None:
+                raise FieldValueError("inference", "an LLM serving scenario (workload: inference) needs an inference "
+                                      "block: {input_len, output_len} and optionally batch, concurrency, "
+                                      "request_rate, mode")
             self._check_serving_plan()
         if getattr(self.model, "family", None) == "dlrm":
             self._check_dlrm_plan()

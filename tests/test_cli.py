@@ -160,6 +160,20 @@ def test_evaluate_missing_file(tmp_path):
     assert_clean_failure(run("evaluate", missing), "no_such_scenario.yaml", "cannot read")
 
 
+def test_a_serving_file_without_its_inference_block_names_the_file(tmp_path):
+    path = write(tmp_path, "serve.yaml", "workload: inference\nprecision: fp8\nmodel: llama3-70b\n"
+                 "cluster: {gpu: H100-SXM-80GB, num_gpus: 8}\nparallel: {tp: 8}\n")
+    assert_clean_failure(run("evaluate", path), "serve.yaml", "inference", "needs an inference block")
+
+
+def test_evaluate_plot_or_trace_into_a_file_names_the_option(tmp_path):
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    scenario = SCENARIOS / "llama2_70b_h100.yaml"
+    assert_clean_failure(run("evaluate", scenario, "--plot", blocker), "--plot", "afile", "cannot write")
+    assert_clean_failure(run("evaluate", scenario, "--trace", blocker / "t.json"), "--trace", "cannot write")
+
+
 def test_evaluate_unknown_key(tmp_path):
     path = write(tmp_path, "unknown_key.yaml", GOOD.replace("num_gpus: 8", "num_gpus: 8, foo: 1"))
     assert_clean_failure(run("evaluate", path), "unknown_key.yaml", "cluster.foo", "allowed keys")
