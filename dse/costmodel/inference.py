@@ -141,10 +141,11 @@ its chunks together with the decode tokens of the other sequences (no queueing: 
 benchmark that queues all requests at once reports a TTFT dominated by its queue, which depends
 on the request count). A fixed ``batch`` above what the token budget runs holds its sequences
 but decodes only that many at once; the others wait, and Little's law adds their wait to TTFT.
-``prefill_time_s`` is the prompt alone on an idle engine, ``decode_step_s`` an iteration without
-prompt tokens, ``chunk_iteration_s`` one with a prompt chunk and ``chunk_share`` the fraction of
-iterations that carry one: ITL is the mean, and a latency bound on it (``max_itl_ms``) is not a
-bound on the slowest token, which waits for a chunk iteration.
+``prefill_time_s`` is the prompt alone on an idle engine built for the smallest token budget
+(``min_num_tokens`` chunks), ``decode_step_s`` an iteration without prompt tokens,
+``chunk_iteration_s`` one with a prompt chunk and ``chunk_share`` the fraction of iterations that
+carry one: ITL is a mean over a sequence's decode iterations, and a latency bound on it
+(``max_itl_ms``) is not a bound on the slowest token, which waits for a chunk iteration.
 """
 
 from __future__ import annotations
