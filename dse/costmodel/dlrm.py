@@ -293,21 +293,27 @@ def flops_per_sample(model: Mapping[str, Any]) -> float:
 
 
 # ======================================================================== planner
-def plan_tables(cost: np.ndarray, n: int) -> np.ndarray:
+def plan_tables(cost: np.ndarray, n: int, second: np.ndarray | None = None) -> np.ndarray:
     """Greedy longest-processing-time placement: shards in decreasing ``cost``, each to the GPU
     with the least cost so far. Returns the GPU index of every shard. The makespan is at most
-    4/3 of the optimum (Graham 1969) and at most the ideal mean plus the largest shard."""
+    4/3 of the optimum (Graham 1969) and at most the ideal mean plus the largest shard.
+
+    ``second`` (e.g. the bytes of a cost-balanced plan) breaks the ties of ``cost``: shards of
+    equal cost go larger first, to the GPU with the least of it among those of equal cost, so a
+    tie does not leave the placement to the tables' order (two 40M-row tables of the same width
+    and pooling on one GPU while smaller ones of that cost filled the others)."""
     S = len(cost)
     gpu = np.zeros(S, dtype=np.int64)
     if S == 0:
         return gpu
-    order = np.argsort(-cost, kind="stable")
-    heap = [(0.0, g) for g in range(min(n, S))]
+    second = np.zeros(S) if second is None else np.asarray(second, dtype=np.float64)
+    order = np.lexsort((-second, -cost))  # by cost, then by the second key, both decreasing
+    heap = [(0.0, 0.0, g) for g in range(min(n, S))]
     heapq.heapify(heap)
     for s in order:
-        load, g = heapq.heappop(heap)
+        load, load2, g = heapq.heappop(heap)
         gpu[s] = g
-        heapq.heappush(heap, (load + float(cost[s]), g))
+        heapq.heappush(heap, (load + float(cost[s]), load2 + float(second[s]), g))
     return gpu
 
 
@@ -358,8 +364,8 @@ def placement(model: Mapping[str, Any], n: int, column_wise: bool, tables: np.nd
     types, kind = np.unique(kinds, axis=0, return_inverse=True)
     kind = kind.reshape(-1)
     plans = []
-    for weights in (cost, mem):
-        gpu = plan_tables(weights, int(n))
+    for weights, ties in ((cost, mem), (mem, cost)):
+        gpu = plan_tables(weights, int(n), ties)
         counts = np.zeros((len(types), G))
         np.add.at(counts, (kind, gpu), 1.0)
         plans.append({
