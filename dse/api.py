@@ -121,8 +121,18 @@ def _as_scenarios(scenarios: Any) -> list[Scenario]:
     if isinstance(scenarios, (Scenario, str, Path, Mapping)):
         scenarios = [scenarios]
     out = []
-    for item in scenarios:
-        out.append(item if isinstance(item, Scenario) else load_scenario(item if not isinstance(item, Mapping) else dict(item)))
+    for i, item in enumerate(scenarios):
+        if isinstance(item, Scenario):
+            out.append(item)
+        elif isinstance(item, Mapping):  # a dict has no file name: say which scenario of the list it is
+            try:
+                out.append(load_scenario(dict(item)))
+            except InputError as err:
+                name = item.get("name")
+                raise (err if err.source is not None else
+                       err.with_source(f"scenario {i}" + (f" ({name})" if name else ""))) from None
+        else:
+            out.append(load_scenario(item))
     return out
 
 

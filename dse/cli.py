@@ -181,27 +181,31 @@ def evaluate(
         if fixes:
             rec["fits_with"] = [asdict(f) for f in fixes]
     written: list[Path] = []
-    try:
-        if trace is not None or plot is not None:
-            from .trace import chrome_trace, scenario_trace
+    if trace is not None or plot is not None:
+        from .trace import chrome_trace, scenario_trace
 
+        try:
             events, meta = scenario_trace(spec)
-            if trace is not None:
-                from .search.results import write_json
+        except InputError as err:
+            _bad_input(err, label)
+        for option, path in (("--trace", trace), ("--plot", plot)):
+            if path is None:
+                continue
+            try:
+                if option == "--trace":
+                    from .search.results import write_json
 
-                written.append(write_json(chrome_trace(events, meta), trace))
-            if plot is not None:
-                from .trace_plot import plot_breakdown, plot_timeline
+                    written.append(write_json(chrome_trace(events, meta), path))
+                else:
+                    from .trace_plot import plot_breakdown, plot_timeline
 
-                written += plot_breakdown(meta["breakdown"], plot, meta=meta) + plot_timeline(events, meta, plot)
-    except InputError as err:
-        _bad_input(err, str(trace or plot))
-    except OSError as err:  # a write, not a read: name the option and the path
-        option, path = ("--trace", trace) if trace is not None and plot is None else ("--plot", plot)
-        if trace is not None and plot is not None and str(getattr(err, "filename", "")).startswith(str(trace)):
-            option, path = "--trace", trace
-        _fail(f"{option} {path}: cannot write: {getattr(err, 'strerror', None) or err}"
-              + (" (a file is in the way of a folder in the path)" if getattr(err, "errno", None) in (17, 20) else ""))
+                    written += plot_breakdown(meta["breakdown"], path, meta=meta) + plot_timeline(events, meta, path)
+            except InputError as err:
+                _bad_input(err, str(path))
+            except OSError as err:  # a write, not a read: name the option and the path
+                blocked = getattr(err, "errno", None) in (17, 20)
+                _fail(f"{option} {path}: cannot write: {getattr(err, 'strerror', None) or err}"
+                      + (" (a file is in the way of a folder in the path)" if blocked else ""))
     if as_json:
         if written:
             rec["files"] = [str(p) for p in written]

@@ -163,6 +163,9 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
     if _num(row.get("itl_ms")) is not None:  # an LLM serving row
         rec["serving"] = {k: _num(row[k]) for k in SERVING_KEYS if k in row}
         rec["serving"]["phase"] = PHASE_NAMES.get(_int(row.get("phase", 0)) or 0, "both")
+        if "per_gpu_note" in rec:  # degrees that do not lay out on the cluster: no rates either
+            for key in ("requests_per_s", "input_tokens_per_s", "input_tokens_per_s_per_gpu"):
+                rec["serving"][key] = None
         rec["serving"]["decode_step_parts_s"] = {k: _num(row[c]) for k, c in SERVING_TIME_PARTS.items() if c in row}
         rec["breakdown"]["memory_bytes"].update(
             {k: _num(row[c]) for k, c in SERVING_MEMORY_PARTS.items() if c in row})
@@ -431,7 +434,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
                  "what a sequence decodes through, leaves out its own prompt's; the serving model overlaps no "
                  "collective)"
                  if not (serving.get("spec_tokens") or 0) > 0 else
-                 "Time per engine iteration (drafts and verification; ITL is it over the tokens each emits; "
+                 "Time per engine iteration (drafts and verification; ITL is what a sequence decodes through, "
+                 "its own prompt left out, over the tokens each step emits; "
                  "no collective overlapped)")
         _time_table(console, title,
                     "ms", 1e3, {k: (v, None) for k, v in serving["decode_step_parts_s"].items()},

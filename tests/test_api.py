@@ -110,11 +110,20 @@ def test_inference_workload_raises_naming_the_scenario(only_llm_training):
 
 
 def test_inference_workload_without_name_gives_index(only_llm_training):
-    serve = {**scenario(), "workload": "inference", "parallel": {"tp": 2}}
+    serve = {**scenario(), "workload": "inference", "parallel": {"tp": 2},
+             "inference": {"input_len": 128, "output_len": 128}}
     del serve["name"]
     with pytest.raises(InputError) as info:
         evaluate(serve)
     assert info.value.source == "scenario 0"
+
+
+def test_a_bad_dict_in_a_list_is_named_by_its_place():
+    bad = {**scenario(), "workload": "inference", "parallel": {"tp": 2}}  # no inference block
+    del bad["name"]
+    with pytest.raises(InputError) as info:
+        evaluate([scenario(name="good"), bad])
+    assert info.value.source == "scenario 1" and "needs an inference block" in str(info.value)
 
 
 def test_serving_scenario_with_training_options_names_them():

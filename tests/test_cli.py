@@ -172,6 +172,9 @@ def test_evaluate_plot_or_trace_into_a_file_names_the_option(tmp_path):
     scenario = SCENARIOS / "llama2_70b_h100.yaml"
     assert_clean_failure(run("evaluate", scenario, "--plot", blocker), "--plot", "afile", "cannot write")
     assert_clean_failure(run("evaluate", scenario, "--trace", blocker / "t.json"), "--trace", "cannot write")
+    both = run("evaluate", scenario, "--trace", blocker / "t.json", "--plot", tmp_path / "plots")
+    assert_clean_failure(both, "--trace", "cannot write")  # the trace's fault, not the plot's
+    assert "--plot" not in both.stderr
 
 
 def test_evaluate_unknown_key(tmp_path):

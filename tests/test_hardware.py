@@ -265,3 +265,5 @@ def test_a_power_limit_at_or_below_the_idle_draw_is_refused_everywhere(tmp_path)
              "global_batch": {"sequences": [64]}, "hardware": {"power_w": {"low": 120, "high": 700}}}
     with pytest.raises(InputError, match=r"hardware\.power_w.*idle, 133 W"):
         space_from_dict(space)
+    hair = dse.evaluate({**small, "cluster": {**small["cluster"], "power_w": 133.01}}).iloc[0]
+    assert hair["power_per_gpu_w"] <= 133.01 + 1e-6  # a limit a hair above idle holds too

@@ -202,6 +202,8 @@ def test_a_plan_on_another_gpu_count_shows_no_per_gpu_figures(kind):
     for key in ("tokens_per_s_per_gpu", "mfu", "model_tflops_per_gpu", "energy_per_token_j", "cost_per_mtok_usd"):
         assert rec[key] is None, key
     assert rec["tokens_per_s"] is None  # the plan's own GPUs' throughput, not this cluster's
+    if kind == "serve":
+        assert rec["serving"]["requests_per_s"] is None and rec["serving"]["input_tokens_per_s"] is None
     assert "not shown: the plan's degrees do not multiply" in text
     if kind == "train":
         good = {**scenario, "parallel": {**scenario["parallel"], "cp": 1}}

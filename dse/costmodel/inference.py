@@ -130,7 +130,7 @@ logits for every drafted position. With each draft accepted with probability alp
 ones before it, a sequence emits ``gain = (1 - alpha^(k+1)) / (1 - alpha)`` tokens per iteration
 (k + 1 at alpha = 1), so a request stays ``O_it = 1 + (O - 1) / gain`` iterations instead of O:
 the prompt share of an iteration, throughput (B O / O_it per iteration) and Little's law use
-O_it, and ITL, the time per output token, is the iteration over gain. At small batch the
+O_it, and ITL, the time per output token, is the iteration a sequence decodes through over gain. At small batch the
 verification reads the same weights as one token, so tokens/s grows almost with gain; at large
 batch it multiplies the GEMM FLOPs and the gain shrinks or turns into a loss. Check: one MTP
 module accepted 85-90% of the time gives DeepSeek-V3 at one client 1.7-1.8x the tokens/s
@@ -711,27 +711,37 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         mix = pipelined(stage(n_dec, chunk, b, chunk * keys_pre * core_key, keys_dec), m)
         dec = pipelined(stage(n_dec, 0.0, b, 0.0, keys_dec), m)
         mean = {key: phi * mix[key] + (1.0 - phi) * dec[key] for key in mix}
-        # what one decoding sequence sees between its tokens: the prompts of the b - 1 others
-        # only (its own went in before its first token), in a fraction n_pre (b - 1)/b / chunk
+        # what one decoding sequence sees between its tokens: the prompts of the B - 1 others in
+        # the replica only (its own went in before its first token; over a pipeline's m slots),
+        # in a fraction n_pre (B - 1)/B / chunk of the slots, and its own decode token in every
+        # one of its iterations (n_dec counts a sequence's decode share, (O - 1)/O of one)
         seen = None
         if seen_too:
-            phi_seen = np.clip(n_pre * np.clip((b - 1.0) / b, 0.0, 1.0) / chunk, 0.0, 1.0)
-            seen = {key: phi_seen * mix[key] + (1.0 - phi_seen) * dec[key] for key in mix}
+            phi_seen = np.clip(n_pre * np.clip((B - 1.0) / B, 0.0, 1.0) / chunk, 0.0, 1.0)
+            n_seen = np.where(decode_only, n_dec, n_dec + 1.0 / (np.maximum(m, 1.0) * O_it))
+            mix_seen = pipelined(stage(n_seen, chunk, b, chunk * keys_pre * core_key, keys_dec), m)
+            dec_seen = pipelined(stage(n_seen, 0.0, b, 0.0, keys_dec), m)
+            seen = {key: phi_seen * mix_seen[key] + (1.0 - phi_seen) * dec_seen[key] for key in mix_seen}
         # attention data parallelism (experts pooled over R replicas): every MoE layer's dispatch
         # waits for the slowest rank, so a replica's own work (attention, projections, dense and
         # shared parts) takes a prompt chunk's time whenever ANY of the R ranks runs one, with
         # probability 1 - (1 - phi)^R, not in a fraction phi of the iterations; the ranks that
         # run none wait in the all-to-all. An engine that schedules prompts on every rank in the
         # same iterations (adp_balance) keeps phi.
+        # the other ranks run prompts only while they hold requests: of the B x pool requests in
+        # the expert group, B pool - 1 are the others', over pool - 1 ranks (fewer clients than
+        # ranks leave most of them idle; one client leaves them all idle)
+        others_held = np.maximum(B * pool - 1.0, 0.0) / np.maximum(pool - 1.0, 1.0)
+        phi_other = phi * np.minimum(others_held, 1.0)
         if any_adp:
-            p_any = np.where(adp_free, 1.0 - (1.0 - phi) ** pool, phi)
+            p_any = np.where(adp_free, 1.0 - (1.0 - phi) * (1.0 - phi_other) ** (pool - 1.0), phi)
             wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
             mean["total"] = mean["total"] + wait
             mean["adp_wait"] = mean["adp_wait"] + wait
         if any_adp and seen_too:
-            p_seen = np.where(adp_free, 1.0 - (1.0 - phi_seen) * (1.0 - phi) ** (pool - 1.0), phi_seen)
+            p_seen = np.where(adp_free, 1.0 - (1.0 - phi_seen) * (1.0 - phi_other) ** (pool - 1.0), phi_seen)
             wait_seen = (p_seen - phi_seen) * np.maximum(
-                (mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
+                (mix_seen["total"] - mix_seen["pooled"]) - (dec_seen["total"] - dec_seen["pooled"]), 0.0)
             seen["total"] = seen["total"] + wait_seen
             seen["adp_wait"] = seen["adp_wait"] + wait_seen
         return mean, mix, chunk, b, n_pre / room, phi, seen
@@ -911,8 +921,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "iteration_time_s": itl,
         "spec_gain": gain + zero,  # tokens a decoding sequence emits per iteration (1 without drafts)
         "decode_step_s": p * dec_s["total"] * stretch,
-        # an iteration that carries a prompt chunk, and the share of iterations that do (the ITL
-        # is the mean: decode-only steps, and 1 in 1/chunk_share with a chunk)
+        # an iteration that carries a prompt chunk, and the share of iterations that do (ITL is a
+        # mean over a sequence's decode iterations: decode-only steps, and some with a chunk)
         "chunk_iteration_s": p * mix["total"] * stretch,
         "chunk_share": np.where(decode_only | prefill_only, np.where(prefill_only, 1.0, 0.0), phi) + zero,
         "prefill_time_s": prefill,

@@ -108,7 +108,7 @@ def capped_power(
     demand = (e_t + e_m) / period
     spent = np.minimum(demand, span)  # the datasheet GPU held its limit: the timings include that
     scale = np.where(demand > 0, spent / np.where(demand > 0, demand, 1.0), 1.0)
-    budget = np.maximum(cap_w - idle_w, 1e-3 * span)
+    budget = np.maximum(cap_w - idle_w, 1e-9 * span)  # a limit at or below idle is refused at input
     k = np.asarray(clock_exp, dtype=np.float64)
 
     def power_at(f):
