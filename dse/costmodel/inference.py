@@ -42,8 +42,10 @@ as long (rho capped at 0.9; a lone client shares with nobody).
 **Attention data parallelism** (dp replicas whose tokens meet in the experts, ep > t): every MoE
 layer's dispatch waits for the slowest rank, so a replica's own work takes a prompt chunk's time
 whenever any of the R = ep/t ranks runs one, ``1 - (1 - phi)^R`` of the iterations instead of
-phi; the others wait in the all-to-all. An engine that schedules prompts on every rank in the
-same iterations (``adp_balance``: TensorRT-LLM's attention_dp_config enable_balance) keeps phi.
+phi; the others wait in the all-to-all (ranks without requests send no prompts: with fewer
+clients than ranks the other ranks' phi is scaled by the requests they hold, (B R - 1)/(R - 1)
+capped at one). An engine that schedules prompts on every rank in the same iterations
+(``adp_balance``: TensorRT-LLM's attention_dp_config enable_balance) keeps phi.
 
 **One iteration** runs every layer over the n_dec + n_pre tokens (prompt and decode tokens
 share the GEMMs; their attention runs in separate kernels):
