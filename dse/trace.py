@@ -573,8 +573,11 @@ def _inference_trace(spec, base):
         "trace_end_s": ttft + steps * itl * per_step,
         "totals_s": {"ttft": ttft, "itl": itl, "request": ttft + tokens * itl},
         "layout": (f"one request on one GPU of a loaded engine ({int(row['batch'])} sequences in flight per "
-                   f"replica): its prefill ({chunks} iteration(s) carrying {int(round(row['detail_chunk_tokens']))} "
-                   f"prompt tokens each with the other sequences' decode tokens; = TTFT), then {steps} of its "
+                   + ("replica): its first token (one decode iteration: a decode instance's prompts were "
+                      "prefilled elsewhere; = TTFT)" if row.get("phase") == 2.0 else
+                      f"replica): its prefill ({chunks} iteration(s) carrying {int(round(row['detail_chunk_tokens']))} "
+                      "prompt tokens each with the other sequences' decode tokens; = TTFT)")
+                   + f", then {steps} of its "
                    f"{decode_total} decode steps (each the mean iteration it decodes through, {each}); the first prefill "
                    "iteration and the first decode step op by op for the first pipeline microbatch"),
         "breakdown": inference_breakdown(row),

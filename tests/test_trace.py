@@ -145,7 +145,7 @@ def vit(**parallel):
 
 SERVING = [serving(), serving(tp=4, model="llama2-70b"), serving(tp=4, pp=2, model="llama2-70b", input_len=8192),
            serving(tp=2, model="mixtral-8x7b", batch=8, output_len=512), serving(batch=4, input_len=20000, output_len=2),
-           serving(output_len=1, precision="bf16")]
+           serving(output_len=1, precision="bf16"), serving(tp=2, batch=64, input_len=2048, phase="decode")]
 DLRM = [dlrm(), dlrm("inference"), dlrm(emb_sharding="table"), dlrm(emb_sharding="row"),
         dlrm(emb_sharding="column"), dlrm(emb_sharding="data_parallel"), dlrm(zero=3), dlrm(tp=2),
         dlrm("inference", emb_sharding="table")]

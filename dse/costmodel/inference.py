@@ -974,9 +974,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     out["exposed_comm_s"] = out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
     out["feasible"] = (mask == 0).astype(np.float64)
     if detail:
-        out.update({f"detail_prefill_{k}": mix[k] for k in DETAIL_OPS})
+        # a decode instance's first token is one decode iteration (its prompt was prefilled elsewhere)
+        out.update({f"detail_prefill_{k}": np.where(decode_only, seen[k], mix[k]) for k in DETAIL_OPS})
         out.update({f"detail_decode_{k}": seen[k] for k in DETAIL_OPS})
-        out.update(detail_prefill_chunks=chunks, detail_layers_per_stage=L, detail_chunk_tokens=chunk,
+        out.update(detail_prefill_chunks=np.where(decode_only, 1.0, chunks), detail_layers_per_stage=L,
+                   detail_chunk_tokens=np.where(decode_only, 0.0, chunk),
                    detail_queue_s=queue,
                    detail_decode_tokens=b * q_tok * (O_it - 1.0) / O_it, detail_microbatch_sequences=b)
     result = {}
