@@ -172,13 +172,16 @@ TOKENS = Throughput("tokens_per_s", "tokens_per_s_per_gpu", "cost_per_mtok_usd",
 
 
 def throughput(kind: str) -> Throughput:
-    """The throughput metric and its names for a kind of run (samples for DLRM, output tokens for
-    serving, tokens otherwise)."""
+    """The throughput metric and its names for a kind of run (samples for DLRM, images for ViT,
+    output tokens for serving, tokens otherwise)."""
     if kind in DLRM_KINDS:
         return Throughput("samples_per_s", "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j",
                           "samples", "Msample")
     if kind == "llm_inference":
         return Throughput(TOKENS.rate, TOKENS.per_gpu, TOKENS.cost, TOKENS.energy, "output tokens", "Mtok")
+    if kind in ("vit_train", "vit_inference"):  # images, as dse evaluate counts them
+        return Throughput("samples_per_s", "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j",
+                          "images", "Mimage")
     return TOKENS
 
 
@@ -1243,7 +1246,7 @@ def _curve_figure(result: WhatIf) -> Any:
     x = df[knob].to_numpy(dtype=float)
     serving = "best_itl_ms" in df
     m = throughput(result.scenario.kind)
-    one = "sample" if m.unit == "samples" else "token"
+    one = m.unit[:-1] if m.unit in ("samples", "images") else "token"
     rate = f"best_{m.per_gpu}"
     panels = [(rate, "output tokens/s\nper GPU" if serving else f"{m.unit}/s per GPU", OKABE_ITO["blue"])]
     at_load = result.scenario.inference is not None and result.scenario.inference.request_rate is not None
@@ -1459,8 +1462,8 @@ def report_renderables(result: WhatIf) -> list[Any]:
 
     s, base = result.scenario, result.base
     m = throughput(s.kind)
-    short = "samples" if m.unit == "samples" else "tokens"
-    one = "sample" if m.unit == "samples" else "token"
+    short = m.unit if m.unit in ("samples", "images") else "tokens"
+    one = short[:-1]
     best_rate, best_per_gpu = f"best_{m.rate}", f"best_{m.per_gpu}"
     items: list[Any] = []
     title = f"{s.name + ': ' if s.name else ''}{s.model.name} on {s.cluster.num_gpus}x {s.cluster.gpu}, {s.precision}"

@@ -485,9 +485,12 @@ def test_vit_what_if_scores_image_models():
                      "ffn_hidden": 3072, "patch": 16, "image_size": 224, "classes": 1000},
            "cluster": {"gpu": "A100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 1, "global_batch": 1024}}
     result = whatif(vit, {"hbm_tbps": [1.0, 2.0]})
-    best = result.points.sort_values("hbm_tbps")["best_tokens_per_s_per_gpu"].to_numpy()
+    best = result.points.sort_values("hbm_tbps")["best_samples_per_s_per_gpu"].to_numpy()  # images, as evaluate
     assert np.isfinite(best).all() and best[1] >= best[0]
     assert (result.points["ep"] == 1).all()
+    own = result.own  # the same unit as dse evaluate's images/s per GPU
+    assert own["samples_per_s_per_gpu"] == pytest.approx(own["samples_per_s"] / 8, rel=1e-12)
+    assert own["energy_per_sample_j"] == pytest.approx(own["energy_per_token_j"] * 197, rel=1e-12)  # 14^2 + 1
 
 
 def test_serving_report_says_when_the_scenarios_own_plan_misses_the_bound():
@@ -566,7 +569,7 @@ def test_a_vit_inference_what_if_keeps_forward_pass_plans():
     result = whatif(vit, {"scaleout_gbitps": [25, 100, 400]})
     points = result.points
     assert set(points["recompute"]) == {"none"} and set(points["zero"]) <= {0, 3}
-    best = points["best_tokens_per_s"].to_numpy()  # 257 tokens an image: images/s x 257
+    best = points["best_samples_per_s"].to_numpy()  # images/s
     assert np.all(np.diff(best) >= -1e-9 * best.max())
 
 

@@ -78,7 +78,9 @@ def vit_columns(scenario: Scenario) -> dict[str, float]:
 def evaluate(specs: list[Scenario], explain: bool = True) -> pd.DataFrame:
     """ViT training (and forward-only inference) scenarios in one vectorized call;
     ``step_time_s`` and ``tflops_per_gpu`` (model FLOP/s per GPU, as the validation cases count
-    them) are added. An inference step is one forward pass over ``global_batch`` images."""
+    them) are added, and the per-image figures ``samples_per_s_per_gpu``, ``cost_per_msample_usd``
+    and ``energy_per_sample_j`` (a sample is an image of ``seq_len`` tokens, as the search counts
+    them). An inference step is one forward pass over ``global_batch`` images."""
     rows = []
     for i, s in enumerate(specs):
         try:
@@ -86,8 +88,12 @@ def evaluate(specs: list[Scenario], explain: bool = True) -> pd.DataFrame:
         except InputError as err:
             raise err.with_source(f"scenario {i}" + (f" ({s.name})" if s.name else "")) from None
     frame = evaluate_frame(pd.DataFrame(rows, columns=list(COLUMNS)), explain=explain)
+    tokens = frame["seq_len"]  # per image: the patches and the class token
     return frame.assign(
         name=[s.name for s in specs], gpu=[s.cluster.gpu for s in specs],
         model=[s.model.name for s in specs], precision=[s.precision for s in specs],
         step_time_s=frame["iteration_time_s"], tflops_per_gpu=frame["model_tflops_per_gpu"],
+        samples_per_s_per_gpu=frame["samples_per_s"] / frame["num_gpus"],
+        cost_per_msample_usd=frame["cost_per_mtok_usd"] * tokens,
+        energy_per_sample_j=frame["energy_per_token_j"] * tokens,
     )
