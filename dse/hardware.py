@@ -73,6 +73,16 @@ def idle_power_w(datasheet_w: float, power_idle: float) -> float:
     return float(power_idle) * float(datasheet_w)
 
 
+def power_limit_problem(power_w: float, gpu: str, datasheet_w: float, power_idle: float) -> str | None:
+    """Why a power limit of ``power_w`` (W) cannot run the ``gpu`` (at or below its idle draw,
+    :func:`idle_power_w`), or None when it can."""
+    floor = idle_power_w(datasheet_w, power_idle)
+    if power_w > floor:
+        return None
+    return (f"below what the {gpu} draws idle, {floor:.0f} W (power_idle {power_idle:g} of its {datasheet_w:g} W): "
+            f"no clock runs under it; allowed: above {floor:.0f} W")
+
+
 def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
     """Merge the GPU preset, the family calibration and the scenario's overrides.
 
@@ -125,11 +135,9 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         return default if override is None else override
 
     if cluster.power_w is not None:
-        floor = idle_power_w(preset["power_w"], calib["power_idle"])
-        if cluster.power_w <= floor:
-            raise single("cluster.power_w", f"below what the {preset['name']} draws idle, {floor:.0f} W "
-                         f"(power_idle {calib['power_idle']:g} of its {preset['power_w']:g} W): no clock "
-                         f"runs under it; allowed: above {floor:.0f} W", cluster.power_w)
+        problem = power_limit_problem(cluster.power_w, preset["name"], preset["power_w"], calib["power_idle"])
+        if problem:
+            raise single("cluster.power_w", problem, cluster.power_w)
 
     gpus_per_node = pick(cluster.gpus_per_node, preset["gpus_per_node"])
     # NVLink inside a server (HGX): the domain follows a changed gpus_per_node; racks (NVL72)

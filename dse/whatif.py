@@ -667,14 +667,12 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
         raise InputError(problems)
     grids = {k: _check_values(k, v, f"vary.{k}", v) for k, v in vary.items()}
     if "power_w" in grids:
-        from .hardware import idle_power_w, resolve_hardware
+        from .hardware import power_limit_problem, resolve_hardware
 
         hw = resolve_hardware(spec.cluster, spec.precision)
-        floor = idle_power_w(hw.power_ref_w, hw.power_idle)
-        if grids["power_w"][0] <= floor:
-            raise single("vary.power_w", f"below what the {hw.gpu} draws idle, {floor:.0f} W (power_idle "
-                         f"{hw.power_idle:g} of its {hw.power_ref_w:g} W): no clock runs under it; allowed: "
-                         f"above {floor:.0f} W", f"{grids['power_w'][0]:g}")
+        problem = power_limit_problem(float(grids["power_w"][0]), hw.gpu, hw.power_ref_w, hw.power_idle)
+        if problem:
+            raise single("vary.power_w", problem, f"{grids['power_w'][0]:g}")
     total = int(np.prod([len(v) for v in grids.values()])) if grids else 1
     if total > MAX_POINTS:
         sizes = " x ".join(f"{len(v)} {k}" for k, v in grids.items())

@@ -926,21 +926,14 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
     if base is None:
         return problems
     if spec.hardware.power_w is not None:
-        from ..hardware import idle_power_w
-        from ..presets import calibration_table, gpu_preset
+        from ..hardware import power_limit_problem, resolve_hardware
 
-        preset = gpu_preset(base.cluster.gpu)
-        idle = calibration_table()[preset["family"]]["power_idle"]
-        if base.cluster.efficiency is not None and base.cluster.efficiency.power_idle is not None:
-            idle = base.cluster.efficiency.power_idle
-        floor = idle_power_w(preset["power_w"], idle)
+        hw = resolve_hardware(base.cluster, base.precision)
         knob = spec.hardware.power_w
         lowest = min(knob.values) if knob.values is not None else knob.low
-        if lowest is not None and lowest <= floor:
-            problems.append(FieldProblem("hardware.power_w", short(lowest),
-                                         f"below what the {preset['name']} draws idle, {floor:.0f} W (power_idle "
-                                         f"{idle:g} of its {preset['power_w']:g} W): no clock runs under it; "
-                                         f"allowed: above {floor:.0f} W"))
+        problem = None if lowest is None else power_limit_problem(lowest, hw.gpu, hw.power_ref_w, hw.power_idle)
+        if problem:
+            problems.append(FieldProblem("hardware.power_w", short(lowest), problem))
     if pm is not None and pm.usd_per_hour is None:
         from ..hardware import resolve_hardware
 
