@@ -143,8 +143,8 @@ its chunks together with the decode tokens of the other sequences (no queueing: 
 benchmark that queues all requests at once reports a TTFT dominated by its queue, which depends
 on the request count). A fixed ``batch`` above what the token budget runs holds its sequences
 but decodes only that many at once; the others wait, and Little's law adds their wait to TTFT.
-``prefill_time_s`` is the prompt alone on an idle engine built for the smallest token budget
-(``min_num_tokens`` chunks), ``decode_step_s`` an iteration without prompt tokens,
+``prefill_time_s`` is the prompt alone on an idle engine (in chunks of the whole token budget,
+``max_num_tokens``, as an arriving prompt meets an empty engine online), ``decode_step_s`` an iteration without prompt tokens,
 ``chunk_iteration_s`` one with a prompt chunk and ``chunk_share`` the fraction of iterations that
 carry one: ITL is a mean over a sequence's decode iterations, and a latency bound on it
 (``max_itl_ms``) is not a bound on the slowest token, which waits for a chunk iteration.
@@ -809,7 +809,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # of waiting requests, which is not modelled)
         clients = ((c["concurrency"] > 0) | online) & ~saturated
         ttft = np.where(clients, ttft / (1.0 - np.clip(load * others, 0.0, 0.9)), ttft)
-        solo = np.clip(np.maximum(c["min_num_tokens"], 1.0), 1.0, I)  # a lone prompt's chunk
+        # a lone prompt on an idle engine goes in chunks of the whole token budget (no decodes
+        # share it), as the online TTFT's prompt does when the engine is empty
+        solo = np.clip(np.maximum(c["max_num_tokens"], 1.0), 1.0, I)
         prefill = np.ceil(I / solo) * p * pipelined(stage(0.0, solo, 1.0, solo * keys_pre * core_key, I), 1.0)["total"]
         # a decode instance: a request's first token came from the prefill instance; its first
         # decode token waits one iteration

@@ -138,6 +138,18 @@ def test_a_lone_client_or_an_idle_engine_waits_for_nobody():
     assert busy["ttft_ms"] > 2 * fixed["ttft_ms"]
 
 
+def test_prefill_time_is_the_first_token_of_a_request_that_meets_an_empty_engine():
+    """prefill_time_s (the prompt alone on an idle engine) is what an online request sees at a
+    vanishing offered rate: its prompt in chunks of the whole token budget, not of the smallest
+    one (with a 1,024-token minimum, a 16,384-token prompt went in 16 chunks, each reading the
+    weights again: 931 ms against the 796 ms such a request waits, Llama-3.1-70B FP8 at TP 4)."""
+    cols = {**columns(tp=4, input_len=16384, output_len=1), "min_num_tokens": 1024.0}
+    idle = one(cols, request_rate=1e-6)
+    assert idle["ttft_ms"] == pytest.approx(idle["prefill_time_s"] * 1e3, rel=1e-6)
+    whole = one(cols, batch=1.0)
+    assert whole["prefill_time_s"] == pytest.approx(idle["prefill_time_s"], rel=1e-12)
+
+
 def test_itl_counts_the_other_microbatches_prompts_and_idle_attention_dp_ranks_hold_nobody_up():
     """Through a pipeline a sequence waits for every other microbatch's slot, prompts included
     (at one sequence per microbatch ITL was the bare decode step); attention-DP ranks with no
