@@ -45,7 +45,9 @@ def attention_activation_bytes(T, c, t, rep_div):
     mm_in = _matmul_input_bytes(c)
     mask = _dropout_mask_bytes(c)
     replicated = T * h * (act + mm_in + mask)  # norm input, QKV input, dropout mask
-    split = T * d * ((a + 2.0 * g) * act + a * mm_in)  # Q, K, V; attention output (proj input)
+    # Q, K, V; attention output (proj input); with fewer KV heads than TP ranks each rank keeps
+    # one whole K and V head (t of them over the t ranks)
+    split = T * d * ((a + 2.0 * np.maximum(g, t)) * act + a * mm_in)
     kept = (c["recompute"] == 0) | ((c["recompute"] == 1) & (c.get("rc_core_attn", 1.0) <= 0))
     # unfused scores: the softmax output (act), and with dropout its mask (1) and output (act)
     scores = (1.0 - c["flash_attention"]) * kept * (act + mask * (1.0 + act)) * a * c["seq_len"] * T

@@ -29,7 +29,8 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
         )
     if mask & tr.HEADS_TP:
         reasons.append(
-            f"heads {_i(g('heads'))} and kv_heads {_i(g('kv_heads'))} must be divisible by tp {_i(tp)}"
+            f"heads {_i(g('heads'))} must be divisible by tp {_i(tp)} and kv_heads {_i(g('kv_heads'))} "
+            f"must divide it or be a multiple of it"
         )
     if mask & tr.FFN_TP:
         f, fe = g("ffn_hidden"), g("expert_ffn_hidden")

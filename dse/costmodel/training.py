@@ -173,6 +173,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     rep_div = np.where(sp, t, 1.0)  # tensors replicated across TP ranks unless sequence-parallel
 
     T = b * s / cp  # tokens of one microbatch held by one GPU
+    # key/value heads per TP rank: g/t, or with fewer KV heads than ranks (multi-query and
+    # grouped-query attention at tp > kv_heads, which Megatron-core and GSPMD run) one whole
+    # head, each replicated on the t/g ranks whose query heads read it
+    g_loc = np.maximum(g, t) / t
     m = np.maximum(c["global_batch"] / (dp * b), 1.0)  # microbatches per pipeline
     L = c["layers"] / pp  # layers per stage (mean)
     L_hi = np.ceil(c["layers"] / pp - 1e-9)  # the first stages when pp does not divide the layers
@@ -227,7 +231,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         """The weight-gradient GEMM of a linear layer alone (skipped for frozen weights)."""
         return gemm(K, M, N, ops)
 
-    qkv_f, qkv_b = linear(T, h, (a + 2.0 * g) * d / t)
+    qkv_f, qkv_b = linear(T, h, (a / t + 2.0 * g_loc) * d)
     out_f, out_b = linear(T, a * d / t, h)
     mla = is_mla(c)
     any_mla = bool(np.any(mla))
@@ -327,7 +331,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # embeddings are frozen too, nothing below them needs gradients and they run forward only.
     # LoRA freezes every base weight and trains rank-r adapters A (K x r), B (r x N) on the
     # target matrices of the other layers.
-    attn_w = wgrad(T, h, (a + 2.0 * g) * d / t) + wgrad(T, a * d / t, h)
+    attn_w = wgrad(T, h, (a / t + 2.0 * g_loc) * d) + wgrad(T, a * d / t, h)
     if any_mla:
         attn_w = np.where(mla, sum(wgrad(T, K, N) for K, N in (down, q_up, kv_up, o_proj)), attn_w)
     ffn_w = wgrad(T, h, (mats - 1.0) * f / t) + wgrad(T, f / t, h)
@@ -340,7 +344,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     frozen = np.clip(c["frozen_layers"], 0.0, c["layers"])
     lora = c["lora_rank"] > 0
     r = c["lora_rank"]
-    targets = [(c["lora_qkv"], h, (a + 2.0 * g) * d / t), (c["lora_out"], a * d / t, h),
+    targets = [(c["lora_qkv"], h, (a / t + 2.0 * g_loc) * d), (c["lora_out"], a * d / t, h),
                (c["lora_ffn"], h, (mats - 1.0) * f / t), (c["lora_ffn"], f / t, h)]
     any_lora = bool(np.any(lora))
     lora_f = (sum(on * (gemm(T, K, np.maximum(r, 1.0)) + gemm(T, np.maximum(r, 1.0), N)) for on, K, N in targets)
@@ -450,9 +454,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         win_steps = np.minimum(cp - 1.0, np.ceil(win * cp / s - 1e-9))
         steps = np.where(win > 0, (1.0 - c["window_fraction"]) * (cp - 1.0) + c["window_fraction"] * win_steps,
                          cp - 1.0)
-    # K and V per token on one rank: 2 g d / t (MLA: the per-head keys and values rebuilt from the
-    # latent, a (d_qk + d_v) / t, as Megatron-core's MLA exchanges them)
-    kv_width = 2.0 * g * d / t
+    # K and V per token on one rank: 2 g d / t, a whole head's when tp exceeds the KV heads (MLA:
+    # the per-head keys and values rebuilt from the latent, a (d_qk + d_v) / t, as Megatron-core's
+    # MLA exchanges them)
+    kv_width = 2.0 * g_loc * d
     if any_mla:
         kv_width = np.where(mla, a * (d + c["mla_v_dim"]) / t, kv_width)
     cp_f = steps * coll.p2p_time(T * kv_width * act, cp_same, net)
@@ -461,6 +466,8 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # parameters per GPU of one layer (mean over dense/MoE layers), split dense/expert
     p_dense, p_moe_shared, p_moe_experts = layer_params(c)
     p_layer_rep = (dense_frac * p_dense + moe_frac * p_moe_shared) / t  # reduced over dpc
+    # K/V projections replicated over the ranks that share a KV head (tp > kv_heads)
+    p_layer_rep = p_layer_rep + 2.0 * h * d * (g_loc - g / t)
     if any_mla:  # MLA's down-projection (and its latent norms) is replicated over TP ranks, not split
         replicated = down[0] * down[1] + c["mla_q_rank"] + c["mla_kv_rank"]
         p_layer_rep = p_layer_rep + np.where(mla, replicated * (1.0 - 1.0 / t), 0.0)
@@ -775,7 +782,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         mask = mask | np.where(cond, bit, 0)
 
     flag(t * pp * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
-    flag((np.mod(a, t) != 0) | (np.mod(g, t) != 0), HEADS_TP)
+    flag((np.mod(a, t) != 0) | ((np.mod(g, t) != 0) & (np.mod(t, g) != 0)), HEADS_TP)
     # the embedding and the loss may fill a chunk each (Megatron-core's account_for_embedding/
     # loss_in_pipeline_split), so up to two chunks may hold no transformer layer
     flag(c["layers"] + 2.0 < pp * vpp, LAYERS_PP)

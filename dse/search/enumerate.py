@@ -52,8 +52,9 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
     left out), microbatch and global_batch (sequences), num_gpus. Rows are
     unique and sorted lexicographically by those columns.
 
-    Kept: dp = num_gpus / (tp*pp*cp) a positive integer; heads, kv_heads, ffn_hidden (and
-    expert_ffn_hidden for MoE) divisible by tp; layers + 2 at least pp*vpp (stages may be uneven, as
+    Kept: dp = num_gpus / (tp*pp*cp) a positive integer; heads and ffn_hidden (and
+    expert_ffn_hidden for MoE) divisible by tp, kv_heads divisible by tp or a multiple of it (each
+    rank then holds a whole, replicated KV head); layers + 2 at least pp*vpp (stages may be uneven, as
     Megatron-core's first/last stages; the cost model paces them by the fullest); vpp > 1 only with pp > 1 and
     microbatches per pipeline (global_batch / (dp*microbatch)) divisible by pp; global_batch by
     dp*microbatch; seq_len by cp; MoE: experts divisible by ep, tp*dp*cp by etp*ep and
@@ -82,7 +83,8 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
         return sorted(set(int(v) for v in values))
 
     # candidates that pass the checks involving only the model
-    tps = [t for t in uniq(par.tp) if heads % t == 0 and kv % t == 0 and all(f % t == 0 for f in ffn)]
+    tps = [t for t in uniq(par.tp)
+           if heads % t == 0 and (kv % t == 0 or t % kv == 0) and all(f % t == 0 for f in ffn)]
     cps = [c for c in uniq(par.cp) if seq % c == 0]
     if model.moe is None:
         eps = [e for e in uniq(par.ep) if e == 1]
@@ -105,8 +107,9 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
         return ", ".join(str(int(v)) for v in sorted(set(np.asarray(values).tolist())))
 
     rows: dict[str, np.ndarray] = {"tp": np.asarray(tps, dtype=np.int64)}
-    none_left(rows, lambda: f"no tp of parallel.tp ({listed(par.tp)}) divides the model's heads ({heads}), "
-                            f"kv_heads ({kv}) and ffn_hidden ({', '.join(str(f) for f in ffn)})")
+    none_left(rows, lambda: f"no tp of parallel.tp ({listed(par.tp)}) divides the model's heads ({heads}) and "
+                            f"ffn_hidden ({', '.join(str(f) for f in ffn)}) and divides or is a multiple of "
+                            f"its kv_heads ({kv})")
     rows = _cross(rows, "pp", pps)
     none_left(rows, lambda: f"no pp of parallel.pp ({listed(par.pp)}) divides {n_gpus} GPUs")
     rows = _cross(rows, "cp", cps)

@@ -957,10 +957,11 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
     return problems + checks[kind](spec, base)
 
 
-def _tp_divides(m: Any, t: int, serving: bool) -> bool:
-    """tp divides heads and the FFN widths, and kv heads (serving: or is a multiple of them)."""
+def _tp_divides(m: Any, t: int) -> bool:
+    """tp divides heads and the FFN widths, and divides the kv heads or is a multiple of them
+    (a whole KV head per rank, replicated)."""
     ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
-    kv_ok = m.kv % t == 0 or (serving and t % m.kv == 0)
+    kv_ok = m.kv % t == 0 or t % m.kv == 0
     return m.heads % t == 0 and kv_ok and all(f % t == 0 for f in ffn)
 
 
@@ -988,11 +989,11 @@ def _training_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
                 f"(sequences = tokens // seq_len)"))
     par = spec.parallel
     ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
-    if not any(_tp_divides(m, t, serving=False) for t in par.tp):
+    if not any(_tp_divides(m, t) for t in par.tp):
         problems.append(FieldProblem(
             "parallel.tp", str(par.tp),
-            f"no candidate divides heads {m.heads}, kv_heads {m.kv} and ffn_hidden "
-            f"{'/'.join(map(str, ffn))} of {m.name}"))
+            f"no candidate divides heads {m.heads} and ffn_hidden {'/'.join(map(str, ffn))} and divides "
+            f"or is a multiple of kv_heads {m.kv} of {m.name}"))
     if not any(s % c == 0 for c in par.cp):
         problems.append(FieldProblem("parallel.cp", str(par.cp), f"no candidate divides seq_len {s}"))
     too_many = [o for o in par.offload_layers if o >= m.layers]
@@ -1027,7 +1028,7 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
                                      "with scenario.inference.request_rate the offered load sets the "
                                      "batch in flight: use batch: [auto]"))
     ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
-    if not any(_tp_divides(m, t, serving=True) for t in par.tp):
+    if not any(_tp_divides(m, t) for t in par.tp):
         problems.append(FieldProblem(
             "parallel.tp", str(par.tp),
             f"no candidate divides heads {m.heads} and ffn_hidden {'/'.join(map(str, ffn))} and "

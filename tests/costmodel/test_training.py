@@ -59,11 +59,35 @@ def test_degrees_product():
     assert "tp*pp*dp*cp = 8*2*3*1 = 48 != num_gpus 64" in reason
 
 
-def test_heads_not_divisible_by_tp():
-    # Llama-2-70B has 8 KV heads: tp = 16 cannot split them
-    _, mask, reason = run(columns({"tp": 16, "global_batch": 64}))
+def test_kv_heads_that_neither_divide_nor_are_a_multiple_of_tp():
+    # 48 query heads split 12 ways, but 8 KV heads neither split 12 ways nor fill whole heads
+    cols = {**columns({"tp": 12, "dp": 1, "global_batch": 64}, num_gpus=12), "heads": 48.0, "kv_heads": 8.0,
+            "hidden": 6144.0, "head_dim": 128.0}
+    _, mask, reason = run(cols)
     assert mask & tr.HEADS_TP
-    assert "heads 64 and kv_heads 8 must be divisible by tp 16" in reason
+    assert "heads 48 must be divisible by tp 12 and kv_heads 8 must divide it or be a multiple of it" in reason
+    _, mask, reason = run({**cols, "heads": 40.0})  # 40 query heads do not split 12 ways either
+    assert mask & tr.HEADS_TP and "heads 40" in reason
+
+
+def test_fewer_kv_heads_than_tp_ranks_are_replicated_a_whole_head_per_rank():
+    """Llama-2-70B's 8 KV heads at tp 16 (Megatron-core and GSPMD replicate a KV head over the
+    ranks whose query heads read it; it was infeasible): every rank holds, projects, keeps and
+    passes one whole K and V head, so per GPU the plan costs what the same model with 16 KV heads
+    costs, in time and in memory; only the model FLOPs (MFU's numerator) know the difference."""
+    base = columns({"tp": 16, "cp": 2, "dp": 2, "global_batch": 64}, num_gpus=64)
+    out, mask, reason = run(base)
+    assert mask == 0, reason
+    keys = ("iteration_time_s", "memory_per_gpu_bytes", "memory_weights_bytes", "memory_activations_bytes",
+            *BREAKDOWN)
+    for kv in (16.0, 4.0, 1.0):  # 16 KV heads split 16 ways; 4 or 1 (multi-query) replicated too
+        other, mask, _ = run({**base, "kv_heads": kv})
+        assert mask == 0
+        for key in keys:
+            assert out[key] == pytest.approx(other[key], rel=REL, abs=1e-12), (kv, key)
+        assert (out["mfu"] < other["mfu"]) == (kv > 8)  # the same time for fewer model FLOPs
+    # 32 KV heads at tp 16 split two a rank: more than one whole head costs more
+    assert run({**base, "kv_heads": 32.0})[0]["memory_weights_bytes"] > out["memory_weights_bytes"]
 
 
 def test_fewer_layers_than_pipeline_chunks():
@@ -171,12 +195,12 @@ def test_feasible_iff_mask_zero_and_dataframe_reasons():
         {"model": "llama2-70b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
          "parallel": {"tp": 8, "pp": 8, "global_batch": 64}},
         {"model": "llama2-70b", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 64},
-         "parallel": {"tp": 16, "global_batch": 64}},
+         "parallel": {"tp": 8, "pp": 8, "vpp": 11, "global_batch": 64}},
     ])
     assert list(df["feasible"]) == [True, False]
     assert list(df["infeasible_mask"] == 0) == [True, False]
     assert df["infeasible_reason"].iat[0] == ""
-    assert "must be divisible by tp 16" in df["infeasible_reason"].iat[1]
+    assert "fewer than pp*vpp = 8*11 = 88" in df["infeasible_reason"].iat[1]
 
 
 # ----------------------------------------------------------------------------- time identities
@@ -489,7 +513,7 @@ def test_moe_expert_parallel_all_to_all():
 # ----------------------------------------------------------------------------- finiteness
 def test_every_output_finite_for_a_mixed_batch():
     plans = PLANS + [
-        {"tp": 16, "global_batch": 64},  # heads not divisible
+        {"tp": 16, "global_batch": 64},  # fewer KV heads than ranks: replicated
         {"tp": 3, "pp": 3, "dp": 7, "global_batch": 10},  # nothing divides
         {"tp": 4, "pp": 16, "vpp": 2, "global_batch": 64},
         {"tp": 8, "dp": 8, "vpp": 3, "ep": 2, "global_batch": 7, "microbatch": 4},
