@@ -158,7 +158,7 @@ def test_model_entries_have_exactly_the_schema_keys(models):
     for pid, entry in models.items():
         assert isinstance(entry, dict), pid
         assert pid == pid.lower(), f"{pid}: ids are lowercase"
-        keys = set(entry) - (WINDOW_KEYS if "attention_window" in entry else set()) - {"mla", "dropout"}
+        keys = set(entry) - (WINDOW_KEYS if "attention_window" in entry else set()) - {"mla", "dropout", "tied_embeddings"}
         assert keys == MODEL_KEYS, f"{pid}: keys differ by {keys ^ MODEL_KEYS}"
         if entry["moe"] is not None:
             assert set(entry["moe"]) - {"expert_groups", "top_groups"} == MOE_KEYS, f"{pid}: moe keys {set(entry['moe'])}"
