@@ -75,8 +75,12 @@ def main(argv: list[str] | None = None) -> int:
                        check=True)
         try:
             before = score(base_tree, files)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base_tree)], check=True)
+        finally:  # (not check=True: a failed clean-up must not hide why scoring failed)
+            removed = subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base_tree)],
+                                     capture_output=True, text=True)
+            if removed.returncode != 0:
+                print(f"warning: could not remove the worktree {base_tree}: {removed.stderr.strip()} "
+                      "(git worktree prune clears it)", file=sys.stderr)
     after = score(ROOT, files)
 
     moved = 0

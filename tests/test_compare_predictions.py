@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,8 @@ def test_only_the_cases_that_moved_are_listed(cases_file, monkeypatch, capsys):
     before[keys[1]][0] *= 1.0 + 1e-12  # float noise on the second
     sides = iter([before, now])
     monkeypatch.setattr(script, "score", lambda tree, files: next(sides))
-    monkeypatch.setattr(script.subprocess, "run", lambda *a, **k: None)  # no worktree
+    done = subprocess.CompletedProcess([], 0, "", "")
+    monkeypatch.setattr(script.subprocess, "run", lambda *a, **k: done)  # no worktree
     assert script.main([str(cases_file)]) == 0
     out = capsys.readouterr().out
     assert "1 of 3 predictions moved" in out

@@ -169,6 +169,7 @@ from .training import (
     HEADS_TP,
     LAYERS_PP,
     OUT_OF_MEMORY,
+    kv_heads_fit,
 )
 
 #: Configurations scored per inner call (each carries a grid of candidate batches).
@@ -792,13 +793,18 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         if np.any(online):
             # online: an arriving prompt waits for the running iteration (half of one on average)
             # and then goes in whole (chunked only beyond the token budget left by the decodes),
-            # alongside the decodes of the batch, not in the full engine's steady-state chunks
-            n_dec = b * (O_it - 1.0) / O_it
+            # alongside the decodes of the sequences it finds in flight, not in the full engine's
+            # steady-state chunks. Arrivals see the time average (Poisson arrivals): B_L = r O_it
+            # t_iter in flight by Little's law, which the batch B solves above one sequence and
+            # which goes to 0 with the rate (B stops at one: no decode of its own to meet)
+            B_L = rate * O_it * p * s["total"]
+            b_met = b * np.clip(B_L / np.maximum(B_dec, 1e-30), 0.0, 1.0)
+            n_dec = b_met * (O_it - 1.0) / O_it
             c_on = np.clip(c["max_num_tokens"] - q_tok * n_dec, 1.0, I)
-            pre_on = pipelined(stage(n_dec, c_on, b, c_on * keys_pre * core_key, keys_dec), m_dec)
+            pre_on = pipelined(stage(n_dec, c_on, n_dec + 1.0, c_on * keys_pre * core_key, keys_dec), m_dec)
             # the running iteration is there only while a request is in flight: with B_L requests
             # in flight on average (Little's law) the engine is busy 1 - exp(-B_L) of the time
-            busy = 1.0 - np.exp(-rate * O_it * p * s["total"])
+            busy = 1.0 - np.exp(-B_L)
             ttft_on = busy * 0.5 * s["total"] + np.ceil(I / c_on - 1e-9) * p * pre_on["total"]
             ttft = np.where(online & ~saturated, ttft_on, ttft)
         # clients (a concurrency or an offered rate): prompts that arrive while others are being
@@ -811,7 +817,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         ttft = np.where(clients, ttft / (1.0 - np.clip(load * others, 0.0, 0.9)), ttft)
         # a lone prompt on an idle engine goes in chunks of the whole token budget (no decodes
         # share it), as the online TTFT's prompt does when the engine is empty
-        solo = np.clip(np.maximum(c["max_num_tokens"], 1.0), 1.0, I)
+        solo = np.minimum(C_pre, I)
         prefill = np.ceil(I / solo) * p * pipelined(stage(0.0, solo, 1.0, solo * keys_pre * core_key, I), 1.0)["total"]
         # a decode instance: a request's first token came from the prefill instance; its first
         # decode token waits one iteration
@@ -853,7 +859,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     flag(t * p * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
     flag(np.mod(a, t) != 0, HEADS_TP)
-    flag((np.mod(g, t) != 0) & (np.mod(t, g) != 0), KV_HEADS_TP)
+    flag(~kv_heads_fit(g, t), KV_HEADS_TP)
     flag(layers < p, LAYERS_PP)
     ep_nests = np.mod(np.maximum(t, ep), np.minimum(t, ep)) == 0  # ep divides tp or tp divides ep
     flag(is_moe & ((np.mod(c["experts"], ep) != 0) | (np.mod(t * dp, ep) != 0) | ~ep_nests), EXPERTS_EP)

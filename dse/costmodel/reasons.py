@@ -28,10 +28,11 @@ def describe(mask: int, row: Mapping[str, float]) -> str:
             f"!= num_gpus {_i(g('num_gpus'))}"
         )
     if mask & tr.HEADS_TP:
-        reasons.append(
-            f"heads {_i(g('heads'))} must be divisible by tp {_i(tp)} and kv_heads {_i(g('kv_heads'))} "
-            f"must divide it or be a multiple of it"
-        )
+        heads, kv = g("heads"), g("kv_heads", 1)
+        if heads % tp:
+            reasons.append(f"heads {_i(heads)} must be divisible by tp {_i(tp)}")
+        if not tr.kv_heads_fit(kv, tp):
+            reasons.append(f"kv_heads {_i(kv)} must divide or be a multiple of tp {_i(tp)}")
     if mask & tr.FFN_TP:
         f, fe = g("ffn_hidden"), g("expert_ffn_hidden")
         if f % tp:

@@ -92,6 +92,13 @@ HOST_MEMORY = 1 << 14
 #: refuses it: its dispatchers take the routed tokens from sequence shards)
 EXPERT_TP = 1 << 15
 
+def kv_heads_fit(kv_heads, tp):
+    """Whether ``tp`` ranks can hold ``kv_heads`` key/value heads: tp divides them, or is a
+    multiple of them (each rank then holds one whole head, replicated on the tp / kv_heads ranks
+    whose query heads read it). Arrays or plain numbers."""
+    return (np.mod(kv_heads, tp) == 0) | (np.mod(tp, kv_heads) == 0)
+
+
 #: Bytes read and written per locally updated parameter by a fused Adam step
 #: (read fp32 master, m, v, grad; write master, m, v, bf16 weights; zero the grad).
 OPTIMIZER_STEP_BYTES = 34.0
@@ -174,8 +181,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
 
     T = b * s / cp  # tokens of one microbatch held by one GPU
     # key/value heads per TP rank: g/t, or with fewer KV heads than ranks (multi-query and
-    # grouped-query attention at tp > kv_heads, which Megatron-core and GSPMD run) one whole
-    # head, each replicated on the t/g ranks whose query heads read it
+    # grouped-query attention at tp > kv_heads, as GSPMD runs PaLM's and recent Megatron releases
+    # run GQA; older Megatron-core asserted num_query_groups % tp == 0) one whole head, each
+    # replicated on the t/g ranks whose query heads read it. Not modelled: the sum of the
+    # replicated K/V weight gradients over those ranks (2 h d values a layer, once a step)
     g_loc = np.maximum(g, t) / t
     m = np.maximum(c["global_batch"] / (dp * b), 1.0)  # microbatches per pipeline
     L = c["layers"] / pp  # layers per stage (mean)
@@ -782,7 +791,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         mask = mask | np.where(cond, bit, 0)
 
     flag(t * pp * dp * cp != c["num_gpus"], DEGREES_PRODUCT)
-    flag((np.mod(a, t) != 0) | ((np.mod(g, t) != 0) & (np.mod(t, g) != 0)), HEADS_TP)
+    flag((np.mod(a, t) != 0) | ~kv_heads_fit(g, t), HEADS_TP)
     # the embedding and the loss may fill a chunk each (Megatron-core's account_for_embedding/
     # loss_in_pipeline_split), so up to two chunks may hold no transformer layer
     flag(c["layers"] + 2.0 < pp * vpp, LAYERS_PP)
@@ -817,6 +826,10 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     mf_tok = np.where(fwd_only, model_flops_per_token(c) / 3.0, executed_flops_per_token(c))
     runs_backward = 1.0 - np.where(no_flow, frozen / np.maximum(c["layers"], 1.0), 0.0)  # share of all layers
     hf_tok = executed_flops_per_token(c) + recompute_flops_per_token(c) * runs_backward
+    # the TP group also projects the replicated KV heads (tp > kv_heads): max(g, t) - g more K and
+    # V heads a layer, run wherever the layer's other forward and backward FLOPs run
+    kv_extra = c["layers"] * 4.0 * h * d * (np.maximum(g, t) - g)
+    hf_tok = hf_tok * (1.0 + kv_extra / np.maximum(model_flops_per_token(c) / 3.0, 1e-30))
     total_params, active_params = model_params(c)
 
     # time breakdown of one iteration (sums to iteration_time_s)

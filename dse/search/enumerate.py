@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..costmodel.training import kv_heads_fit
 from ..errors import single
 from .space import SearchSpace, transformer_shape
 
@@ -84,7 +85,7 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
 
     # candidates that pass the checks involving only the model
     tps = [t for t in uniq(par.tp)
-           if heads % t == 0 and (kv % t == 0 or t % kv == 0) and all(f % t == 0 for f in ffn)]
+           if heads % t == 0 and kv_heads_fit(kv, t) and all(f % t == 0 for f in ffn)]
     cps = [c for c in uniq(par.cp) if seq % c == 0]
     if model.moe is None:
         eps = [e for e in uniq(par.ep) if e == 1]
@@ -242,7 +243,7 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     par = space.spec.parallel
     m = space.base.model
     tps = [t for t in sorted(set(par.tp))
-           if m.heads % t == 0 and (m.kv % t == 0 or t % m.kv == 0) and m.ffn_hidden % t == 0]
+           if m.heads % t == 0 and kv_heads_fit(m.kv, t) and m.ffn_hidden % t == 0]
     pps = [p for p in sorted(set(par.pp)) if m.layers >= p and n_gpus % p == 0]
     rows: dict[str, np.ndarray] = {"tp": np.asarray(tps, dtype=np.int64)}
     rows = _cross(rows, "pp", pps)

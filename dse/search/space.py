@@ -55,6 +55,7 @@ from pydantic import (
 )
 
 from ..costmodel.dlrm import SHARDING
+from ..costmodel.training import kv_heads_fit
 from ..errors import FieldProblem, InputError, single, string_number_message
 from ..inputs import problems_from, read_document, short
 from ..specs import NonNegFloat, NonNegInt, PositiveFloat, PositiveInt, Scenario, Spec
@@ -961,8 +962,7 @@ def _tp_divides(m: Any, t: int) -> bool:
     """tp divides heads and the FFN widths, and divides the kv heads or is a multiple of them
     (a whole KV head per rank, replicated)."""
     ffn = [m.ffn_hidden] + ([m.moe.expert_ffn_hidden] if m.moe else [])
-    kv_ok = m.kv % t == 0 or t % m.kv == 0
-    return m.heads % t == 0 and kv_ok and all(f % t == 0 for f in ffn)
+    return m.heads % t == 0 and bool(kv_heads_fit(m.kv, t)) and all(f % t == 0 for f in ffn)
 
 
 def transformer_shape(model: Any) -> Any:

@@ -142,12 +142,16 @@ def test_prefill_time_is_the_first_token_of_a_request_that_meets_an_empty_engine
     """prefill_time_s (the prompt alone on an idle engine) is what an online request sees at a
     vanishing offered rate: its prompt in chunks of the whole token budget, not of the smallest
     one (with a 1,024-token minimum, a 16,384-token prompt went in 16 chunks, each reading the
-    weights again: 931 ms against the 796 ms such a request waits, Llama-3.1-70B FP8 at TP 4)."""
-    cols = {**columns(tp=4, input_len=16384, output_len=1), "min_num_tokens": 1024.0}
-    idle = one(cols, request_rate=1e-6)
-    assert idle["ttft_ms"] == pytest.approx(idle["prefill_time_s"] * 1e3, rel=1e-6)
-    whole = one(cols, batch=1.0)
-    assert whole["prefill_time_s"] == pytest.approx(idle["prefill_time_s"], rel=1e-12)
+    weights again: 931 ms against 796 ms), and beside no decode (the batch of one it stops at is
+    the request itself: counting it as a decode took a prompt of exactly the budget, 32,768
+    tokens, into two chunks, 3.4 s against 1.7 s). Llama-3.1-70B FP8 at TP 4."""
+    for prompt, output, minimum in ((16384, 1, 1024.0), (16384, 128, 1024.0), (32768, 128, 2048.0)):
+        cols = {**columns(tp=4, input_len=prompt, output_len=output), "min_num_tokens": minimum}
+        idle = one(cols, request_rate=1e-6)
+        assert idle["ttft_ms"] == pytest.approx(idle["prefill_time_s"] * 1e3, rel=1e-5), (prompt, output)
+    # and at a real rate the prompt meets the decodes in flight: a longer first token
+    busy = one(cols, request_rate=0.5)
+    assert busy["ttft_ms"] > 1.001 * idle["ttft_ms"]
 
 
 def test_itl_counts_the_other_microbatches_prompts_and_idle_attention_dp_ranks_hold_nobody_up():

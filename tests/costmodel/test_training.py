@@ -65,27 +65,34 @@ def test_kv_heads_that_neither_divide_nor_are_a_multiple_of_tp():
             "hidden": 6144.0, "head_dim": 128.0}
     _, mask, reason = run(cols)
     assert mask & tr.HEADS_TP
-    assert "heads 48 must be divisible by tp 12 and kv_heads 8 must divide it or be a multiple of it" in reason
+    assert "kv_heads 8 must divide or be a multiple of tp 12" in reason and "heads 48" not in reason
     _, mask, reason = run({**cols, "heads": 40.0})  # 40 query heads do not split 12 ways either
-    assert mask & tr.HEADS_TP and "heads 40" in reason
+    assert mask & tr.HEADS_TP and "heads 40 must be divisible by tp 12" in reason
+    _, mask, reason = run({**cols, "heads": 40.0, "kv_heads": 4.0})  # 4 KV heads fill 12 ranks
+    assert mask & tr.HEADS_TP and "heads 40" in reason and "kv_heads" not in reason
 
 
 def test_fewer_kv_heads_than_tp_ranks_are_replicated_a_whole_head_per_rank():
     """Llama-2-70B's 8 KV heads at tp 16 (Megatron-core and GSPMD replicate a KV head over the
     ranks whose query heads read it; it was infeasible): every rank holds, projects, keeps and
     passes one whole K and V head, so per GPU the plan costs what the same model with 16 KV heads
-    costs, in time and in memory; only the model FLOPs (MFU's numerator) know the difference."""
+    costs, in time, memory, hardware FLOPs and power (under a power limit too); only the model
+    FLOPs (MFU's numerator) know the difference."""
     base = columns({"tp": 16, "cp": 2, "dp": 2, "global_batch": 64}, num_gpus=64)
     out, mask, reason = run(base)
     assert mask == 0, reason
     keys = ("iteration_time_s", "memory_per_gpu_bytes", "memory_weights_bytes", "memory_activations_bytes",
-            *BREAKDOWN)
+            "hardware_tflops_per_gpu", "hfu", "power_per_gpu_w", "energy_per_token_j", *BREAKDOWN)
+    capped = {**base, "power_w": 400.0}
+    out_capped = run(capped)[0]
     for kv in (16.0, 4.0, 1.0):  # 16 KV heads split 16 ways; 4 or 1 (multi-query) replicated too
         other, mask, _ = run({**base, "kv_heads": kv})
         assert mask == 0
         for key in keys:
             assert out[key] == pytest.approx(other[key], rel=REL, abs=1e-12), (kv, key)
         assert (out["mfu"] < other["mfu"]) == (kv > 8)  # the same time for fewer model FLOPs
+        assert out_capped["iteration_time_s"] == pytest.approx(
+            run({**capped, "kv_heads": kv})[0]["iteration_time_s"], rel=REL), kv
     # 32 KV heads at tp 16 split two a rank: more than one whole head costs more
     assert run({**base, "kv_heads": 32.0})[0]["memory_weights_bytes"] > out["memory_weights_bytes"]
 

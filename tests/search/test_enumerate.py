@@ -40,6 +40,16 @@ MOE = {
                  "microbatch": [1, 2]},
     "global_batch": {"tokens": [262144, 524288, 786432, 1000000]},
 }
+#: Grouped-query and multi-query attention at tp beyond the KV heads: 48 query heads and 8 KV heads
+#: (tp 16 replicates them, tp 12 neither divides nor fills them) or one KV head (every tp fills it).
+GQA = {
+    "scenario": {"model": {"preset": "llama2-70b", "heads": 48, "head_dim": 128, "ffn_hidden": 24576},
+                 "cluster": {"gpu": "H100"}},
+    "gpus": [16, 32, 48],
+    "parallel": {"tp": [1, 4, 8, 12, 16], "pp": [1, 2], "zero": [1], "recompute": ["full"], "microbatch": [1]},
+    "global_batch": {"sequences": [96]},
+}
+MQA = {**GQA, "scenario": {**GQA["scenario"], "model": {**GQA["scenario"]["model"], "kv_heads": 1}}}
 #: Mixtral itself, with sp listed as [true] only, the experts folded (etp 1) or split as the attention.
 MIXTRAL = {
     "scenario": {"model": "mixtral-8x7b", "cluster": {"gpu": "H100"}},
@@ -64,7 +74,7 @@ def brute_force(space, num_gpus):
         if num_gpus % (tp * pp * cp):
             continue
         dp = num_gpus // (tp * pp * cp)
-        if m.heads % tp or m.kv % tp or m.ffn_hidden % tp:
+        if m.heads % tp or (m.kv % tp and tp % m.kv) or m.ffn_hidden % tp:
             continue
         if moe is not None and moe.expert_ffn_hidden % tp:
             continue
@@ -118,7 +128,7 @@ def check_cost_model_agrees(space, num_gpus, grid):
 
 
 # ---------------------------------------------------------------------------- software grid
-@pytest.mark.parametrize("data", [DENSE, MOE, MIXTRAL], ids=["dense", "moe", "mixtral"])
+@pytest.mark.parametrize("data", [DENSE, MOE, MIXTRAL, GQA, MQA], ids=["dense", "moe", "mixtral", "gqa", "mqa"])
 def test_grid_equals_brute_force(data):
     space = space_from_dict(data)
     nonempty = 0
@@ -131,6 +141,13 @@ def test_grid_equals_brute_force(data):
         nonempty += bool(rows)
         check_cost_model_agrees(space, n, grid)
     assert nonempty >= 3
+
+
+def test_tp_beyond_the_kv_heads_is_kept_where_it_fills_them():
+    """8 KV heads: tp 16 holds one replicated head a rank, tp 12 neither splits nor fills them;
+    one KV head: every tp that divides the 48 query heads."""
+    assert set(software_grid(space_from_dict(GQA), 48)["tp"]) == {1.0, 4.0, 8.0, 16.0}
+    assert set(software_grid(space_from_dict(MQA), 48)["tp"]) == {1.0, 4.0, 8.0, 12.0, 16.0}
 
 
 def test_grid_columns_and_degree_product():

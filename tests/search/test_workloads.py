@@ -133,7 +133,7 @@ def test_serving_grid_plans_divide_and_the_cost_model_agrees(data):
 def test_serving_grid_drops_what_does_not_divide():
     s = space(SERVING)
     g = serving_grid(s, 4)
-    assert 16.0 not in g["tp"] and 3.0 not in g["pp"]  # tp 16 > kv heads 8, layers 32 % 3
+    assert 16.0 not in g["tp"] and 3.0 not in g["pp"]  # tp 16 > 4 GPUs, 4 % pp 3
     assert set(g["batch"]) == {0.0, 1.0, 8.0, 64.0, 512.0, 4096.0}  # 0 = auto
     assert len(plan_grid(s, 4)["num_gpus"]) == len(g["num_gpus"])
 
