@@ -77,6 +77,9 @@ L405_CSV = f"{DASH} @739352b6 mlperf-data/summaries/llama3-1-405b.csv"
 REF2 = "mlcommons/inference @00bf8346 language/llama2-70b/README.md"
 REF405 = "mlcommons/inference @0fa0692b language/llama3.1-405b/README.md"
 
+#: Per benchmark: the model block, the mean input length (and its source), the reference mean output
+#: length (ref_output, ref_src; ref_lead, the words before ref_src in the notes, when it is not the
+#: reference mean itself), the data set and the latency bounds of Server.
 BENCH = {
     "llama2-70b": dict(
         model={"name": "Llama-2-70B", "family": "dense", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
@@ -301,19 +304,26 @@ RESULTS = [
 ]
 
 
-def case(r):
-    b = BENCH[r["bench"]]
+def case(r, bench=None):
+    """The case of result ``r`` (a RESULTS row) with benchmark facts from ``bench`` (default BENCH;
+    build_mlperf_inference_more.py passes its own). Optional row keys, for the engines of other
+    benchmarks: ep (expert parallelism of one engine; then tp 1, dp = GPUs: attention data
+    parallelism), adp (attention-DP balancing), rate 'config' (the offered rate is the config's
+    server_target_qps, no summary stored), cfg_state 'other-system' (another system's engine
+    assumed); the Interactive scenario is served online like Server."""
+    b = (bench or BENCH)[r["bench"]]
     n, tp, pp = r["n"], r["tp"], r["pp"]
     assert n % (tp * pp) == 0, r["key"]
     dp = n // (tp * pp)
-    server = r["scen"] == "Server"
+    ep = r.get("ep", 1)
+    online = r["scen"] in ("Server", "Interactive")
     if r.get("sps"):
         out_len = round(r["tok"] / r["sps"])
         out_txt = (f"output_len {out_len} = the run's tokens/s / samples/s ({r['tok']:g} / {r['sps']:g}), the mean "
                    f"number of tokens it generated")
     else:
         out_len = round(b["ref_output"])
-        out_txt = f"output_len {out_len} = the reference mean generated length, {b['ref_src']}"
+        out_txt = f"output_len {out_len}{b.get('ref_lead', ' = the reference mean generated length,')} {b['ref_src']}"
     in_len = b["input_len"]
     repo, commit = r["repo"]
     if r.get("readme"):
@@ -321,42 +331,55 @@ def case(r):
     else:
         res = f"{repo} @{commit}: {NV}/results/{r['sysdir']}/{r['acc']}/{r['scen']}/performance/run_1/mlperf_log_summary.txt"
     cfg = r["cfg"] or "no engine config found in the stored copies"
-    model = dict(b["model"])
+    model = {k: (dict(v) if isinstance(v, dict) else v) for k, v in b["model"].items()}
     model["seq_len"] = in_len + out_len
     inf = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": None,
-           "mode": "online" if server else "offline_max_throughput"}
+           "mode": "online" if online else "offline_max_throughput"}
     if r["kv"]:
         inf["kv_cache_dtype"] = r["kv"]
     if r["mnt"]:
         inf["max_num_tokens"] = r["mnt"]
+    if r.get("adp"):
+        inf["attention_dp_balance"] = True
     inferred = ["inference.input_len", "inference.output_len", "model.seq_len", "parallel.dp",
                 "cluster.gpus_per_node"]
     if r["cfg_state"] != "read":
         inferred += ["parallel.tp", "parallel.pp"]
-    if r["cfg_state"] == "none":
+    if r["cfg_state"] in ("none", "other-system"):
         inferred += ["precision"]
     if r["cfg_state"] == "offline":
         inferred += ["inference.max_num_tokens", "inference.kv_cache_dtype"]
+    if r["cfg_state"] == "other-system":
+        inferred += ["inference.max_num_tokens"]
     per_gpu = r["tok"] / n
-    mb = (f"Engine max batch (gpu_batch_size) {r['mb']} per replica; in-flight batching"
+    mb = (f"Engine max batch (gpu_batch_size) {r['mb']} per {'rank' if ep > 1 else 'replica'}; in-flight batching"
           if r["mb"] else "In-flight batching")
+    plan = (f"{dp} attention-data-parallel ranks in {n // ep} engine(s) of expert parallelism {ep}, written tp 1, "
+            f"dp {dp}, ep {ep}" if ep > 1 else
+            f"{dp} engine replica(s) of TP {tp} x PP {pp} behind one LoadGen, written as dp {dp}")
     notes = (f"MLPerf Inference {r['rnd']} datacenter closed, NVIDIA {r['sysdir']} ({n} x {r['gpu']}), "
              f"{r['bench']} ({b['dataset']}), {r['scen']} scenario, TensorRT-LLM. Target = the system's "
-             f"{'Completed tokens per second' if server else 'Tokens per second'} {r['tok']:g}"
+             f"{'Completed tokens per second' if online and not r.get('readme') else 'Tokens per second'} {r['tok']:g}"
              f"{' (README results table)' if r.get('readme') else ''} / {n} GPUs = {per_gpu:.2f} tokens/s per GPU "
-             f"(output tokens only). The system runs {dp} engine replica(s) of TP {tp} x PP {pp} behind one LoadGen, "
-             f"written as dp {dp}. {mb}, so inference.batch is left to dse. {r['extra']} "
+             f"(output tokens only). The system runs {plan}. {mb}, so inference.batch is left to dse. {r['extra']} "
              f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
              f"({b['input_src']}; {out_txt}). ")
-    if server:
+    if online and r.get("rate") == "config":
+        notes += (f"LoadGen Poisson arrivals at the config's server_target_qps (the summary is not stored; in the "
+                  f"summaries read LoadGen's scheduled rate is within 0.5% of its target): offered request rate "
+                  f"{r['sched']:g} req/s for the whole system; latency constraints {b['limits']}, met (the result "
+                  f"was published); latencies not read. ")
+    elif online:
         notes += (f"LoadGen Poisson arrivals: scheduled {r['sched']:g} samples/s, i.e. offered request rate "
                   f"{r['sched']:g} req/s for the whole system ({r['sps']:g} completed per second); latency "
                   f"constraints {b['limits']}, met (VALID); mean TTFT {r['ttft']:.1f} ms, mean time per output "
                   f"token {r['tpot']:.1f} ms (also). ")
-    notes += (f"Precision {r['prec']} as the config states{' (inferred here)' if r['cfg_state'] == 'none' else ''}; "
+    guessed = r["cfg_state"] in ("none", "other-system")
+    mnt = (f"max_num_tokens {r['mnt']} {'assumed' if r['cfg_state'] == 'other-system' else 'as stated'}"
+           if r["mnt"] else "max_num_tokens not in the configs read")
+    notes += (f"Precision {r['prec']} as the config states{' (inferred here)' if guessed else ''}; "
               f"KV cache {'FP8 as stated' if r['kv'] else 'dtype not in the configs read (dse default)'}; "
-              f"{'max_num_tokens ' + str(r['mnt']) + ' as stated' if r['mnt'] else 'max_num_tokens not in the configs read'}. "
-              f"{b['model_src']}.")
+              f"{mnt}. {b['model_src']}.")
     c = {
         "id": f"mlperf-inf-{r['key']}",
         "source": f"MLPerf Inference {r['rnd']} closed NVIDIA {r['bench']} {r['scen']} ({res}); config {cfg}",
@@ -365,7 +388,7 @@ def case(r):
         "precision": r["prec"],
         "model": model,
         "cluster": {"gpu": r["gpu"], "num_gpus": n, "gpus_per_node": r["gpn"]},
-        "parallel": {"tp": tp, "pp": pp, "dp": dp, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 0,
+        "parallel": {"tp": tp, "pp": pp, "dp": dp, "cp": 1, "ep": ep, "sp": False, "vpp": 1, "zero": 0,
                      "recompute": "none", "microbatch": None, "global_batch": None},
         "inference": inf,
         "target": {"metric": "tokens_per_s_per_gpu", "value": round(per_gpu, 2)},
@@ -375,7 +398,7 @@ def case(r):
     }
     if r.get("sps"):
         c["also"]["samples_per_s"] = r["sps"]
-    if server:
+    if online and r.get("ttft") is not None:
         c["also"]["ttft_ms"] = round(r["ttft"], 1)
         c["also"]["itl_ms"] = round(r["tpot"], 1)
     return c

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write validation/mlperf_inference_more.jsonl: the MLPerf Inference (datacenter, closed division) LLM results of
 NVIDIA's TensorRT-LLM submissions for the benchmarks that validation/mlperf_inference.jsonl does not cover, as
-serving cases, in the same conventions (validation/build_mlperf_inference.py).
+serving cases, in the same conventions: each is build_mlperf_inference.py's ``case`` of a row here, with this
+file's BENCH.
 
 Benchmarks: ``mixtral-8x7b`` (Mixtral-8x7B-Instruct-v0.1 on the 15,000-sample OpenOrca/GSM8K/MBXP mix; rounds v4.1
 and v5.0; 8 x H100-SXM-80GB, 8 x H200-SXM-141GB, 8 x B200-180GB), ``llama2-70b-interactive`` (Llama-2-70b-chat-hf on
@@ -88,6 +89,7 @@ the 99.9 result of a system where its 99 result was read or vice versa (the same
 """
 import os
 
+from build_mlperf_inference import case
 from case_files import LLAMA31, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -122,6 +124,7 @@ BENCH = {
                   "the same architecture)",
         input_len=425, ref_output=144.84, dataset="15,000 samples, 5,000 each of OpenOrca, GSM8K and MBXP",
         input_src=f"mean input 425 tokens estimated from {MIX_CSV} (see the builder's docstring)",
+        ref_lead=":",
         ref_src=f"{REFMIX} ('tokens_per_sample': 144.84)",
         limits="TTFT <= 2 s and TPOT <= 200 ms at the 99th percentile (the summary's ttft_latency/tpot_latency)",
     ),
@@ -131,6 +134,7 @@ BENCH = {
         input_len=222, ref_output=294.45, dataset="the llama2-70b OpenOrca GPT-4 subset, 24,576 samples",
         input_src="mean input 222 tokens: the llama2-70b estimate of validation/build_mlperf_inference.py "
                   f"({DASH} @7cd1065d mlperf-data/summaries/llama2-70b-99.csv)",
+        ref_lead=":",
         ref_src=f"{REF2} ('Tokens per sample: 294.45')",
         limits="TTFT <= 450 ms and TPOT <= 40 ms at the 99th percentile (the summary's ttft_latency/tpot_latency)",
     ),
@@ -139,6 +143,7 @@ BENCH = {
         model_src="model block: validation/case_files.py LLAMA31['8B'] (Llama-3.1-8B-Instruct)",
         input_len=850, ref_output=128.98, dataset="CNN-DailyMail validation, 13,368 articles",
         input_src=f"mean input 850 tokens estimated from {L8_CSV} (see the builder's docstring)",
+        ref_lead=":",
         ref_src=f"no reference mean in tokens is stated; the ratio of Inventec's B200 run with NVIDIA's harness, "
                 f"142508 / 1104.85 ({INVENTEC})",
         limits="TTFT <= 2 s and TPOT <= 100 ms at the 99th percentile for Server (Inventec's summary prints them); "
@@ -156,6 +161,7 @@ BENCH = {
         input_len=795, ref_output=3886.2,
         dataset="4,388 samples of AIME, MATH500, GPQA, MMLU-Pro and LiveCodeBench",
         input_src=f"mean input 795 tokens from 1,748 rows of {DS_CSV} (see the builder's docstring)",
+        ref_lead=":",
         ref_src="the reference whose 90% the results table prints as TOKENS_PER_SAMPLE 3497.6047",
         limits="TTFT <= 2 s and TPOT <= 80 ms at the 99th percentile (the summary's ttft_latency/tpot_latency)",
     ),
@@ -357,92 +363,8 @@ RESULTS = [
 ]
 
 
-def case(r):
-    b = BENCH[r["bench"]]
-    n, tp, pp = r["n"], r["tp"], r["pp"]
-    assert n % (tp * pp) == 0, r["key"]
-    dp = n // (tp * pp)
-    ep = r.get("ep", 1)
-    online = r["scen"] in ("Server", "Interactive")
-    if r.get("sps"):
-        out_len = round(r["tok"] / r["sps"])
-        out_txt = (f"output_len {out_len} = the run's tokens/s / samples/s ({r['tok']:g} / {r['sps']:g}), the mean "
-                   f"number of tokens it generated")
-    else:
-        out_len = round(b["ref_output"])
-        out_txt = f"output_len {out_len}: {b['ref_src']}"
-    in_len = b["input_len"]
-    repo, commit = r["repo"]
-    if r.get("readme"):
-        res = f"{repo} @{commit}: {NV}/results/{r['sysdir']}/README.md (results table, {r['acc']} {r['scen']})"
-    else:
-        res = f"{repo} @{commit}: {NV}/results/{r['sysdir']}/{r['acc']}/{r['scen']}/performance/run_1/mlperf_log_summary.txt"
-    model = {k: (dict(v) if isinstance(v, dict) else v) for k, v in b["model"].items()}
-    model["seq_len"] = in_len + out_len
-    inf = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": None,
-           "mode": "online" if online else "offline_max_throughput"}
-    if r["kv"]:
-        inf["kv_cache_dtype"] = r["kv"]
-    if r["mnt"]:
-        inf["max_num_tokens"] = r["mnt"]
-    if r.get("adp"):
-        inf["attention_dp_balance"] = True
-    inferred = ["inference.input_len", "inference.output_len", "model.seq_len", "parallel.dp",
-                "cluster.gpus_per_node"]
-    if r["cfg_state"] == "other-system":
-        inferred += ["parallel.tp", "parallel.pp", "precision", "inference.max_num_tokens"]
-    per_gpu = r["tok"] / n
-    plan = (f"{dp} attention-data-parallel ranks in {n // ep} engine(s) of expert parallelism {ep}, written tp 1, "
-            f"dp {dp}, ep {ep}" if ep > 1 else
-            f"{dp} engine replica(s) of TP {tp} x PP {pp} behind one LoadGen, written as dp {dp}")
-    notes = (f"MLPerf Inference {r['rnd']} datacenter closed, NVIDIA {r['sysdir']} ({n} x {r['gpu']}), "
-             f"{r['bench']} ({b['dataset']}), {r['scen']} scenario, TensorRT-LLM. Target = the system's "
-             f"{'Completed tokens per second' if online and not r.get('readme') else 'Tokens per second'} {r['tok']:g}"
-             f"{' (README results table)' if r.get('readme') else ''} / {n} GPUs = {per_gpu:.2f} tokens/s per GPU "
-             f"(output tokens only). The system runs {plan}. Engine max batch (gpu_batch_size) {r['mb']} per "
-             f"{'rank' if ep > 1 else 'replica'}; in-flight batching, so inference.batch is left to dse. {r['extra']} "
-             f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
-             f"({b['input_src']}; {out_txt}). ")
-    if online and r.get("rate") == "config":
-        notes += (f"LoadGen Poisson arrivals at the config's server_target_qps (the summary is not stored; in the "
-                  f"summaries read LoadGen's scheduled rate is within 0.5% of its target): offered request rate "
-                  f"{r['sched']:g} req/s for the whole system; latency constraints {b['limits']}, met (the result "
-                  f"was published); latencies not read. ")
-    elif online:
-        notes += (f"LoadGen Poisson arrivals: scheduled {r['sched']:g} samples/s, i.e. offered request rate "
-                  f"{r['sched']:g} req/s for the whole system ({r['sps']:g} completed per second); latency "
-                  f"constraints {b['limits']}, met (VALID); mean TTFT {r['ttft']:.1f} ms, mean time per output "
-                  f"token {r['tpot']:.1f} ms (also). ")
-    notes += (f"Precision {r['prec']} as the config states{' (inferred here)' if r['cfg_state'] == 'other-system' else ''}; "
-              f"KV cache {'FP8 as stated' if r['kv'] else 'dtype not in the configs read (dse default)'}; "
-              f"max_num_tokens {r['mnt']} {'assumed' if r['cfg_state'] == 'other-system' else 'as stated'}. "
-              f"{b['model_src']}.")
-    c = {
-        "id": f"mlperf-inf-{r['key']}",
-        "source": f"MLPerf Inference {r['rnd']} closed NVIDIA {r['bench']} {r['scen']} ({res}); config {r['cfg']}",
-        "reliability": "B",
-        "workload": "inference",
-        "precision": r["prec"],
-        "model": model,
-        "cluster": {"gpu": r["gpu"], "num_gpus": n, "gpus_per_node": r["gpn"]},
-        "parallel": {"tp": tp, "pp": pp, "dp": dp, "cp": 1, "ep": ep, "sp": False, "vpp": 1, "zero": 0,
-                     "recompute": "none", "microbatch": None, "global_batch": None},
-        "inference": inf,
-        "target": {"metric": "tokens_per_s_per_gpu", "value": round(per_gpu, 2)},
-        "also": {"tokens_per_s": r["tok"]},
-        "inferred": sorted(set(inferred)),
-        "notes": notes,
-    }
-    if r.get("sps"):
-        c["also"]["samples_per_s"] = r["sps"]
-    if online and r.get("ttft") is not None:
-        c["also"]["ttft_ms"] = round(r["ttft"], 1)
-        c["also"]["itl_ms"] = round(r["tpot"], 1)
-    return c
-
-
 def main():
-    write_cases([case(r) for r in RESULTS], OUT)
+    write_cases([case(r, BENCH) for r in RESULTS], OUT)
 
 
 if __name__ == "__main__":
