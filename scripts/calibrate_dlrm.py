@@ -9,7 +9,7 @@ Four numbers per GPU family, the same for every DLRM case of the family:
   kernel); a step runs about 4 kernels per dense layer plus ~20 for embeddings, interaction,
   loss and optimizer;
 * ``dlrm_step_overhead_us``: fixed time per step (synchronisation, input pipeline hand-off);
-* ``dlrm_hybrid_zipf``: the Zipf exponent of category popularity from which HugeCTR's hybrid
+* ``dlrm_popularity_zipf``: the Zipf exponent of category popularity from which HugeCTR's hybrid
   embedding picks its frequent (replicated) categories (only the MLPerf v1 runs use it).
 
 Everything else (GEMM efficiency and depth, HBM streaming efficiency, network efficiencies and
@@ -50,7 +50,7 @@ from dse.workloads import dlrm as wl  # noqa: E402
 CAP = 0.5
 GRID = {
     "eff_gather": np.round(np.arange(0.40, 0.851, 0.05), 2),
-    "hybrid_zipf": np.round(np.arange(0.8, 1.41, 0.05), 2),
+    "popularity_zipf": np.round(np.arange(0.8, 1.41, 0.05), 2),
     "eff_matmul": np.round(np.arange(0.55, 0.951, 0.05), 2),  # 16-bit DLRM GEMMs; only where the LLM figure is not fitted
 }
 #: Families whose LLM matmul efficiency was not fitted (calibration.yaml says so): the DLRM fit
@@ -64,7 +64,7 @@ GATHER_PRIOR_TOLERANCE = 0.005
 OP_LATENCY_US = np.arange(0.0, 10.01, 0.5)
 STEP_OVERHEAD_US = np.arange(0.0, 400.1, 10.0)
 KEYS = {"eff_gather": "dlrm_gather", "op_latency": "dlrm_op_latency_us",
-        "step_overhead": "dlrm_step_overhead_us", "hybrid_zipf": "dlrm_hybrid_zipf", "eff_matmul": "dlrm_matmul"}
+        "step_overhead": "dlrm_step_overhead_us", "popularity_zipf": "dlrm_popularity_zipf", "eff_matmul": "dlrm_matmul"}
 #: Families with fewer fit cases take the best-measured family's numbers.
 MIN_CASES = 8
 
@@ -245,7 +245,7 @@ def write_calibration(params_by_family: dict, fitted: dict) -> Path:
         lines = [f"  dlrm_gather: {p['eff_gather']:g}{gnote}",
                  f"  dlrm_op_latency_us: {p['op_latency'] * 1e6:g}{note}",
                  f"  dlrm_step_overhead_us: {p['step_overhead'] * 1e6:g}{note}",
-                 f"  dlrm_hybrid_zipf: {p['hybrid_zipf']:g}{note}"]
+                 f"  dlrm_popularity_zipf: {p['popularity_zipf']:g}{note}"]
         if fitted.get(fam) and not np.isnan(p.get("eff_matmul", np.nan)):
             lines.append(f"  dlrm_matmul: {p['eff_matmul']:g}  # fitted (16-bit DLRM GEMMs; the LLM figure is not fitted)")
         return lines
@@ -393,13 +393,13 @@ def main() -> None:
             # no hybrid-sharded runs outside the main family: keep its Zipf exponent
             has_hybrid = ((cases["family"] == fam) & (cases["sharding"] == "hybrid")).any()
             if not has_hybrid:
-                fixed = {**(fixed or {}), "hybrid_zipf": params[main_family]["hybrid_zipf"]}
+                fixed = {**(fixed or {}), "popularity_zipf": params[main_family]["popularity_zipf"]}
         p, loss = fit(cases, models, fit_mask, fixed)
         params[fam], fitted[fam] = p, True
         print(f"{fam}: {int(fit_mask.sum())} cases, fit " + ", ".join(
             f"{KEYS[k]}={v * (1e6 if k in ('op_latency', 'step_overhead') else 1):g}"
             for k, v in p.items() if not (k == "eff_matmul" and np.isnan(v))) + f", loss {100 * loss:.1f}%")
-    for fam in ("volta", "ampere", "ada", "hopper", "blackwell"):
+    for fam in ("volta", "ampere", "ada", "hopper", "blackwell", "tpu"):
         if fam not in params:
             params[fam] = dict(params[main_family])
             fitted[fam], fitted[fam + "_from"] = False, main_family
@@ -426,7 +426,7 @@ def cross_validate(cases, models, table, params, main_family) -> None:
                       & (cases["group"] != held)).any()
         fixed = {} if fam in FIT_MATMUL else {"eff_matmul": np.nan}
         if not has_hybrid:
-            fixed["hybrid_zipf"] = params[fam]["hybrid_zipf"]
+            fixed["popularity_zipf"] = params[fam]["popularity_zipf"]
         p, _ = fit(cases, models, fit_mask, fixed)
         res = evaluate_with(cases, models, {**params, fam: p})
         sel = (res["group"] == held) & (res["family"] == fam)
@@ -434,7 +434,7 @@ def cross_validate(cases, models, table, params, main_family) -> None:
         clean = res.loc[sel & ~res["outlier"], "error"].abs() * 100
         print(f"   {fam} {held:30s} n={sel.sum():3d} held-out MAPE {ape.mean():5.1f}% "
               f"(without OUTLIER rows {clean.mean():5.1f}%) (fit gather={p['eff_gather']:g}, "
-              f"op={p['op_latency'] * 1e6:g} us, overhead={p['step_overhead'] * 1e6:g} us, zipf={p['hybrid_zipf']:g})")
+              f"op={p['op_latency'] * 1e6:g} us, overhead={p['step_overhead'] * 1e6:g} us, zipf={p['popularity_zipf']:g})")
 
 
 if __name__ == "__main__":

@@ -163,7 +163,7 @@ def test_moe_and_transformer_variants():
 def test_calibration_keys_per_family():
     cal = yaml.safe_load((ROOT / "dse" / "data" / "calibration.yaml").read_text())
     for family, block in cal.items():
-        for key in ("dlrm_gather", "dlrm_op_latency_us", "dlrm_step_overhead_us", "dlrm_hybrid_zipf"):
+        for key in ("dlrm_gather", "dlrm_op_latency_us", "dlrm_step_overhead_us", "dlrm_popularity_zipf"):
             assert key in block, (family, key)
         assert 0 < block["dlrm_gather"] <= 1 and block["dlrm_op_latency_us"] >= 0
     assert wl.dlrm_calibration("ampere")["dlrm_matmul"] is None  # ampere keeps its LLM GEMM figure

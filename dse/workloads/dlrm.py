@@ -48,7 +48,7 @@ DLRM_CALIBRATION = {
     "dlrm_gather": 0.6,
     "dlrm_op_latency_us": 4.0,
     "dlrm_step_overhead_us": 0.0,
-    "dlrm_hybrid_zipf": 1.05,
+    "dlrm_popularity_zipf": 1.05,
 }
 #: Bytes per stored (and exchanged) embedding element of ``training.dlrm.emb_dtype``.
 EMB_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
@@ -103,7 +103,7 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
            and (cl.efficiency is None or cl.efficiency.matmul is None) else {}),
         "op_latency": cal["dlrm_op_latency_us"] * 1e-6,
         "step_overhead": cal["dlrm_step_overhead_us"] * 1e-6,
-        "hybrid_zipf": cal["dlrm_hybrid_zipf"],
+        "popularity_zipf": cal["dlrm_popularity_zipf"],
         "num_gpus": n,
         "microbatch": b,
         "global_batch": p.global_batch or b * n,

@@ -41,7 +41,7 @@ def hw(**over):
         "nvlink_latency": 4e-6, "scaleout_latency": 8e-6, "memory_reserved": 3 * GIB,
         "eff_matmul": 0.85, "matmul_k_half": 768.0, "eff_hbm": 0.85, "eff_nvlink": 0.8,
         "eff_scaleout": 0.8, "overlap_slowdown": 0.5, "eff_gather": 0.6, "op_latency": 3e-6,
-        "step_overhead": 2e-5, "hybrid_zipf": 1.0,
+        "step_overhead": 2e-5, "popularity_zipf": 1.0,
     }
     cols.update(over)
     return cols
@@ -118,11 +118,88 @@ def test_table_memory_with_optimizer_state():
     assert rw["memory_embeddings_bytes"] == pytest.approx(size * 4 / 4)
 
 
-def test_unique_rows_touched():
-    assert cm._unique_rows(np.array(1e6), np.array(1.0)) == pytest.approx(1.0, rel=1e-6)
-    assert cm._unique_rows(np.array(10.0), np.array(1e6)) == pytest.approx(10.0)
-    R, L = 1000.0, 1000.0
-    assert cm._unique_rows(np.array(R), np.array(L)) == pytest.approx(R * (1 - math.exp(-1)))
+def test_unique_rows_touched_by_uniform_one_hot_lookups():
+    def u(R, L):
+        return float(cm._unique_rows(np.array(R), np.array(L), 1.0, 0.0))
+
+    assert u(1e6, 1.0) == pytest.approx(1.0, rel=1e-6)
+    assert u(10.0, 1e6) == pytest.approx(10.0)
+    assert u(1000.0, 1000.0) == pytest.approx(1000.0 * (1 - math.exp(-1)))
+
+
+def _exact_distinct(R, S, alpha):
+    """sum over the R categories of P(drawn at least once in S draws)."""
+    p = np.arange(1.0, R + 1.0) ** -alpha
+    p /= p.sum()
+    with np.errstate(divide="ignore"):
+        return float(np.sum(-np.expm1(S * np.log1p(-p))))
+
+
+@pytest.mark.parametrize("R", [1000, 400_000, 40_000_000])
+@pytest.mark.parametrize("alpha", [0.5, 0.95, 1.0, 1.4, 2.0])
+@pytest.mark.parametrize("S", [1, 10, 6912, 5_500_000])
+def test_distinct_keys_against_the_exact_zipf_sum(R, alpha, S):
+    assert float(cm.distinct_keys(S, R, alpha)) == pytest.approx(_exact_distinct(R, S, alpha), rel=0.015)
+
+
+@pytest.mark.parametrize("R", [1, 3, 17, 63])
+@pytest.mark.parametrize("S", [1, 2, 10, 1000])
+def test_distinct_keys_of_small_tables_stay_between_one_and_the_draws_or_rows(R, S):
+    for alpha in (0.0, 0.5, 1.0, 2.0):
+        d = float(cm.distinct_keys(S, R, alpha))
+        assert min(S, 1) <= d <= min(S, R) + 1e-9
+        # Poisson draws: a few rows drawn about as often as there are rows are off by up to 13%
+        assert d == pytest.approx(_exact_distinct(R, S, alpha), rel=0.15)
+
+
+@pytest.mark.parametrize("vary", ["samples", "samples+alpha", "samples+alpha+split"])
+def test_rows_touched_per_configuration_equal_the_elementwise_path(vary):
+    S = np.array([[6912.0], [55296.0], [6912.0], [1.0], [55296.0]])
+    alpha = np.array([[0.95], [0.95], [0.0], [0.95], [0.95]]) if "alpha" in vary else 0.95
+    split = np.array([[1.0], [8.0], [1.0], [2.0], [8.0]]) if "split" in vary else 1.0
+    rows, pool = np.array([[3.0, 4e5, 4e7]]), np.array([[1.0, 20.0, 100.0]])
+    grouped = cm._unique_rows(rows, S, pool, alpha, split=split)  # 4 distinct rows of 5 configs
+    a = np.broadcast_to(alpha, (5, 1))
+    elementwise = rows / split * cm._touched_fraction(rows, S, pool, a)
+    assert grouped.shape == (5, 3)
+    np.testing.assert_allclose(grouped, elementwise, rtol=1e-12)
+
+
+def test_distinct_keys_broadcasts_and_is_uniform_at_alpha_zero():
+    got = cm.distinct_keys(np.array([[10.0], [1e4]]), np.array([100.0, 1e6]), np.array([0.0, 1.05]))
+    assert got.shape == (2, 2)
+    assert got[1, 0] == pytest.approx(100.0 * -math.expm1(-100.0))
+    assert got[0, 1] == pytest.approx(_exact_distinct(10**6, 10.0, 1.05), rel=0.015)
+
+
+def test_skewed_keys_touch_fewer_rows_and_multi_hot_rows_follow_their_key():
+    R, S, pool = 40e6, 55296.0, 100.0
+    uniform = float(cm._unique_rows(np.array(R), np.array(S), pool, 0.0))
+    skewed = float(cm._unique_rows(np.array(R), np.array(S), pool, 1.0))
+    keys = float(cm.distinct_keys(S, R, 1.0))
+    assert keys < 0.7 * S  # Criteo-like skew repeats keys within a batch
+    # every distinct key brings its own pool rows; 3M of them among 40M rows collide ~4% of the time
+    assert 0.95 * keys * pool < skewed < keys * pool
+    assert uniform == pytest.approx(R * -math.expm1(-S * pool / R), rel=0.01)
+    # a row-split shard of a table touches its share of the same rows
+    shard = float(cm._unique_rows(np.array(R), np.array(S), pool, 1.0, split=8.0))
+    assert shard == pytest.approx(skewed / 8, rel=1e-6)
+
+
+def test_more_skew_never_touches_more_rows():
+    R, S = np.array([3.0, 1e3, 4e5, 4e7])[None, :], np.array([1.0, 1e3, 5e4, 5e6])[:, None]
+    alphas = [0.0, 0.5, 0.85, 1.0, 1.2, 2.0]
+    rows = [cm._unique_rows(R, S, 4.0, a) for a in alphas]
+    for lo, hi in zip(rows[1:], rows[:-1]):
+        assert np.all(lo <= hi * (1 + 1e-9))
+
+
+def test_skew_shortens_the_embedding_update_of_multi_hot_tables():
+    m = mlperf_model(pooling=20.0, interaction="dcnv2")
+    flat = run(m, plan(n=8, b=6912, sharding="table", emb_optimizer=1.0, popularity_zipf=0.0))
+    skew = run(m, plan(n=8, b=6912, sharding="table", emb_optimizer=1.0, popularity_zipf=1.0))
+    assert skew["time_embedding_bwd_s"] < flat["time_embedding_bwd_s"]
+    assert skew["time_embedding_fwd_s"] == pytest.approx(flat["time_embedding_fwd_s"])  # every lookup gathered
 
 
 def test_row_wise_reduce_scatters_partial_sums_of_all_samples():
@@ -270,8 +347,8 @@ def test_inference_and_frozen_parts():
 
 def test_hybrid_frequent_set_grows_with_skew():
     m = mlperf_model()
-    flat = run(m, plan(n=64, b=1024, sharding="hybrid", emb_bytes=2.0, hybrid_zipf=0.8))
-    skew = run(m, plan(n=64, b=1024, sharding="hybrid", emb_bytes=2.0, hybrid_zipf=1.3))
+    flat = run(m, plan(n=64, b=1024, sharding="hybrid", emb_bytes=2.0, popularity_zipf=0.8))
+    skew = run(m, plan(n=64, b=1024, sharding="hybrid", emb_bytes=2.0, popularity_zipf=1.3))
     assert 0.0 <= flat["emb_frequent_fraction"] < skew["emb_frequent_fraction"] <= 1.0
     assert skew["emb_a2a_bytes_per_gpu"] < flat["emb_a2a_bytes_per_gpu"]
 

@@ -519,7 +519,7 @@ def dlrm_row(draw, model, train: bool):
         "eff_gather": draw(st.floats(0.01, 1.0)),
         "op_latency": draw(st.one_of(st.just(0.0), log_floats(1e-7, 1e-4))),
         "step_overhead": draw(st.one_of(st.just(0.0), log_floats(1e-6, 1e-2))),
-        "hybrid_zipf": draw(st.sampled_from([0.5, 1.0, 1.05, 2.0])),
+        "popularity_zipf": draw(st.sampled_from([0.5, 1.0, 1.05, 2.0])),
         "act_bytes": draw(st.sampled_from([2.0, 4.0])),
         "emb_bytes": draw(st.sampled_from([1.0, 2.0, 4.0])),
         "grad_bytes": draw(st.sampled_from([2.0, 4.0])),
