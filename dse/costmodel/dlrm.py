@@ -389,20 +389,32 @@ def placement(model: Mapping[str, Any], n: int, column_wise: bool, tables: np.nd
     return out
 
 
-#: Natural-log grid of u (expected draws of one category) on which :func:`_zipf_tail` is tabulated.
-_ZIPF_LOG_U = np.linspace(np.log(1e-40), np.log(1e4), 4097)
+#: Natural-log grid of u (expected draws of one category) on which :func:`_zipf_scaled_tail` is
+#: tabulated: 1e-15 is below the rarest category's draws of any table up to 1e10 rows with an
+#: exponent under 1 (larger exponents leave only negligible counts there), and a category drawn
+#: 1e4 times is touched for certain.
+_ZIPF_LOG_U = np.linspace(np.log(1e-15), np.log(1e4), 4097)
 _ZIPF_TAILS: dict[float, np.ndarray] = {}
+#: Exponents below this count as uniform popularity (their distinct counts are within 1% of it).
+ZIPF_MIN = 0.05
 
 
-def _zipf_tail(s: float) -> np.ndarray:
-    """B(u) = integral from u to 1e4 of (1 - exp(-v)) v^(-s-1) dv on :data:`_ZIPF_LOG_U`
-    (trapezoid in log v), for s = 1 / Zipf exponent; cached per exponent."""
+def _zipf_scaled_tail(s: float) -> np.ndarray:
+    """G(u) = u^s * integral from u to 1e4 of (1 - exp(-v)) v^(-s-1) dv on :data:`_ZIPF_LOG_U`,
+    for s = 1 / Zipf exponent; bounded by 1/s (the unscaled integral overflows for large s).
+    By the recurrence G(u_i) = e^(-s d) G(u_i+1) + the step's integral (trapezoid in log v of a
+    bounded integrand), d the grid step; cached per exponent."""
     key = round(s, 9)
     if key not in _ZIPF_TAILS:
-        u = np.exp(_ZIPF_LOG_U)
-        f = -np.expm1(-u) * u ** -s  # integrand times dv/dlog v = v
-        steps = 0.5 * (f[1:] + f[:-1]) * np.diff(_ZIPF_LOG_U)
-        _ZIPF_TAILS[key] = np.concatenate([np.cumsum(steps[::-1])[::-1], [0.0]])
+        t = _ZIPF_LOG_U
+        d = np.diff(t)
+        hit = -np.expm1(-np.exp(t))  # 1 - exp(-v) on the grid
+        decay = np.exp(-s * d)
+        step = 0.5 * d * (hit[:-1] + hit[1:] * decay)
+        G = np.zeros_like(t)
+        for i in range(len(t) - 2, -1, -1):
+            G[i] = decay[i] * G[i + 1] + step[i]
+        _ZIPF_TAILS[key] = G
     return _ZIPF_TAILS[key]
 
 
@@ -419,16 +431,17 @@ def distinct_keys(S, R, alpha):
 
     Each category is missed with probability exp(-S p_k) (Poisson draws, as the uniform
     formula): the :data:`ZIPF_HEAD` most popular terms are summed as they are, the rest as the
-    integral over k from ZIPF_HEAD + 1/2 to R + 1/2, which with c = S / H_R and u = c k^-alpha is
-    s c^s [B(c (R+1/2)^-alpha) - B(c (ZIPF_HEAD+1/2)^-alpha)] (s = 1/alpha, B of
-    :func:`_zipf_tail`, closed form above its grid); H_R likewise. Within 1.5% of the exact sum
-    for tables of 1,000 rows and more (tests/costmodel/test_dlrm.py)."""
+    integral over k from ZIPF_HEAD + 1/2 to R + 1/2 of 1 - exp(-c k^-alpha), c = S / H_R (H_R
+    likewise). The categories drawn more than 1e4 times (k below k_top) count as touched; with
+    u = c k^-alpha the rest is s [k G(u)] between k_top and R + 1/2 (s = 1/alpha, G of
+    :func:`_zipf_scaled_tail`). Exponents below :data:`ZIPF_MIN` are uniform. Within 1.5% of the
+    exact sum for tables of 1,000 rows and more (tests/costmodel/test_dlrm.py)."""
     shape = np.broadcast_shapes(np.shape(S), np.shape(R), np.shape(alpha))
     S, R, alpha = (np.atleast_1d(x) for x in np.broadcast_arrays(
         np.asarray(S, float), np.maximum(np.round(np.asarray(R, float)), 1.0), np.asarray(alpha, float)))
     out = np.maximum(R * -np.expm1(-S / R), np.minimum(S, 1.0))  # uniform
-    top = float(np.exp(_ZIPF_LOG_U[-1]))
-    for a in np.unique(alpha[alpha > 1e-3]):
+    u_min, top = float(np.exp(_ZIPF_LOG_U[0])), float(np.exp(_ZIPF_LOG_U[-1]))
+    for a in np.unique(alpha[alpha >= ZIPF_MIN]):
         m = alpha == a
         Sm, Rm, a, s = S[m], R[m], float(a), 1.0 / float(a)
         heads = np.arange(1.0, ZIPF_HEAD + 1.0)
@@ -443,13 +456,14 @@ def distinct_keys(S, R, alpha):
             H = rest + sum(np.where(k <= Rm, k ** -a, 0.0) for k in heads)
             head = sum(np.where(k <= Rm, -np.expm1(-Sm * k ** -a / H), 0.0) for k in heads)
         c = Sm / H
-        tail = _zipf_tail(s)
+        G_grid = _zipf_scaled_tail(s)
 
-        def B(u):
-            above = (np.maximum(u, top) ** -s - top ** -s) / s  # 1 - exp(-v) = 1 up there: negative
-            return np.where(u > top, above, np.interp(np.log(np.maximum(u, 1e-300)), _ZIPF_LOG_U, tail))
+        def G(u):
+            inside = np.interp(np.log(np.clip(u, u_min, top)), _ZIPF_LOG_U, G_grid)
+            return np.where(u < u_min, G_grid[0] * (np.maximum(u, 0.0) / u_min) ** min(s, 1.0), inside)
 
-        body = np.where(Rm > ZIPF_HEAD, s * c ** s * (B(c * hi ** -a) - B(c * lo ** -a)), 0.0)
+        k_top = np.clip((c / top) ** s, lo, np.maximum(hi, lo))  # categories drawn > 1e4 times
+        body = np.where(Rm > ZIPF_HEAD, (k_top - lo) + s * (hi * G(c * hi ** -a) - k_top * G(c * k_top ** -a)), 0.0)
         # no skew touches more rows than uniform draws (the sum is Schur-concave in p)
         out[m] = np.clip(head + body, np.minimum(Sm, 1.0), out[m])
     return out.reshape(shape)
@@ -466,7 +480,9 @@ def _per_configuration(*cols):
     varying = [j for j in range(full.shape[1]) if full[:, j].min() != full[:, j].max()]
     if not varying:
         return full[:1], np.zeros(n, dtype=np.int64)
-    if len(varying) == 1:
+    if not np.all(np.isfinite(full)):  # the complex-number key below needs finite values
+        _, first, inverse = np.unique(full, axis=0, return_index=True, return_inverse=True)
+    elif len(varying) == 1:
         _, first, inverse = np.unique(full[:, varying[0]], return_index=True, return_inverse=True)
     elif len(varying) == 2:  # complex numbers sort by real, then imaginary part
         _, first, inverse = np.unique(full[:, varying[0]] + 1j * full[:, varying[1]],
@@ -517,12 +533,12 @@ def _touched_rows_memo(rows: np.ndarray, pool: np.ndarray, u: np.ndarray) -> np.
     """:func:`_unique_rows` of 1-D ``rows``/``pool`` for each row (samples, alpha, split) of ``u``."""
     tables = rows.tobytes() + pool.tobytes()
     keys = [(tables, *map(float, r)) for r in u]
+    if len(_TOUCHED) + len(keys) > _TOUCHED_MAX:
+        _TOUCHED.clear()  # before the look-up: every key asked for is then present below
     missing = [i for i, k in enumerate(keys) if k not in _TOUCHED]
     if missing:
         m = u[missing]
         values = rows[None, :] / m[:, 2:3] * _touched_fraction(rows[None, :], m[:, 0:1], pool[None, :], m[:, 1:2])
-        if len(_TOUCHED) + len(missing) > _TOUCHED_MAX:
-            _TOUCHED.clear()
         for i, v in zip(missing, values):
             _TOUCHED[keys[i]] = v
     return np.stack([_TOUCHED[k] for k in keys])
@@ -582,7 +598,7 @@ def hybrid_choice(model, c, mask, cost):
         return f_out, n_out
     for a in np.unique(c["popularity_zipf"][idx]):
         sub = idx[c["popularity_zipf"][idx] == a]
-        k, f = hybrid_curve(ty["rows"], ty["pool"], float(a))
+        k, f = hybrid_curve(ty["rows"], ty["pool"], max(float(a), ZIPF_MIN))  # 0: uniform, nearly
         t = cost(sub, f, k)  # (len(sub) x thresholds)
         best = np.argmin(t, axis=1)
         f_out[sub], n_out[sub] = f[best], k[best]
@@ -652,6 +668,8 @@ def _evaluate_chunk(model, c, N, detail=False) -> dict[str, np.ndarray]:
                 v = np.array(np.broadcast_to(out[k], (N,)), dtype=np.float64)
                 v[retry[use]] = np.broadcast_to(out2[k], (len(retry),))[use]
                 out[k] = v
+    # a step time that is not a number must never read as the fastest: it becomes +inf (1e30)
+    out["iteration_time_s"] = np.where(np.isnan(out["iteration_time_s"]), np.inf, out["iteration_time_s"])
     for k, v in out.items():
         out[k] = np.nan_to_num(np.broadcast_to(np.asarray(v, dtype=np.float64), (N,)).copy(),
                                nan=0.0, posinf=1e30, neginf=-1e30)

@@ -136,8 +136,8 @@ def _exact_distinct(R, S, alpha):
 
 
 @pytest.mark.parametrize("R", [1000, 400_000, 40_000_000])
-@pytest.mark.parametrize("alpha", [0.5, 0.95, 1.0, 1.4, 2.0])
-@pytest.mark.parametrize("S", [1, 10, 6912, 5_500_000])
+@pytest.mark.parametrize("alpha", [0.05, 0.2, 0.5, 0.95, 1.0, 1.4, 2.0])
+@pytest.mark.parametrize("S", [1, 10, 6912, 5_500_000, 1e9])
 def test_distinct_keys_against_the_exact_zipf_sum(R, alpha, S):
     assert float(cm.distinct_keys(S, R, alpha)) == pytest.approx(_exact_distinct(R, S, alpha), rel=0.015)
 
@@ -163,6 +163,62 @@ def test_rows_touched_per_configuration_equal_the_elementwise_path(vary):
     elementwise = rows / split * cm._touched_fraction(rows, S, pool, a)
     assert grouped.shape == (5, 3)
     np.testing.assert_allclose(grouped, elementwise, rtol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.002, 0.01, 0.049, 0.05, 0.1])
+def test_distinct_keys_of_nearly_uniform_popularity_is_finite_and_near_uniform(alpha):
+    for S, R in ((6912.0, 4e7), (0.0, 1e5), (1e7, 100.0), (55296.0, 2e4)):
+        d = float(cm.distinct_keys(S, R, alpha))
+        assert math.isfinite(d)
+        assert d == pytest.approx(_exact_distinct(int(R), S, alpha) if S else 0.0, rel=0.015, abs=1e-9)
+
+
+def test_the_memo_of_touched_rows_survives_being_full(monkeypatch):
+    monkeypatch.setattr(cm, "_TOUCHED", {})
+    monkeypatch.setattr(cm, "_TOUCHED_MAX", 4)
+    rows, pool = np.array([[4e5, 4e7]]), np.array([[1.0, 20.0]])
+    for first in (0.0, 3.0):  # the second call finds some keys and must evict
+        S = np.arange(first + 1.0, first + 7.0)[:, None] * 1000.0
+        got = cm._unique_rows(rows, S, pool, 0.95)
+        np.testing.assert_allclose(got, rows * cm._touched_fraction(rows, S, pool, np.full_like(S, 0.95)), rtol=1e-12)
+
+
+def _plan_of(model, **cols):
+    c, N = cm.broadcast({k: np.atleast_1d(np.asarray(v, float)) for k, v in cols.items()})
+    return cm._embedding_plan(model, c, N, cm._hybrid_cost(model, c))
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.95])
+@pytest.mark.parametrize("pooling", [1.0, 20.0])
+def test_each_sharding_touches_the_rows_its_samples_reach(alpha, pooling):
+    """Call-site invariants: a replica touches what its own b samples reach, whatever the GPU
+    count; a row-wise shard touches 1/n of what the global batch reaches; the cross-node update of
+    node_sharded tables is the global batch's touched rows over a node's GPUs."""
+    m = mlperf_model(pooling=pooling)
+    b, n = 2048.0, 16.0
+
+    def plan_of(sharding, gpus, batch, **over):
+        return _plan_of(m, **plan(n=gpus, b=batch, sharding=sharding, popularity_zipf=alpha, **over))
+
+    one = plan_of("data_parallel", 1, b)["uniq_rows"][0]
+    assert plan_of("data_parallel", n, b)["uniq_rows"][0] == pytest.approx(one, rel=1e-12)
+    whole_batch = plan_of("data_parallel", 1, b * n)["uniq_rows"][0]
+    assert plan_of("row", n, b)["uniq_rows"][0] == pytest.approx(whole_batch / n, rel=1e-12)
+    assert whole_batch < n * one  # a bigger batch repeats rows
+    if alpha:  # skewed keys repeat more
+        flat = _plan_of(m, **plan(n=1, b=b * n, sharding="data_parallel", popularity_zipf=0.0))["uniq_rows"][0]
+        assert whole_batch < flat
+    ns = plan_of("node_sharded", n, b, gpus_per_node=8.0)
+    rows = np.asarray(CRITEO, float)
+    mp = ns["replicated_tables"][0]
+    tw = np.argsort(rows, kind="stable")[int(mp):]  # the tables not replicated
+    full = cm._unique_rows(rows[tw][None, :], np.array([[b * n]]), pooling, alpha)
+    assert ns["xnode_elems"][0] == pytest.approx((full @ np.full(len(tw), 128.0))[0] / 8.0, rel=1e-9)
+
+
+def test_hybrid_takes_uniform_popularity():
+    out = run(mlperf_model(), plan(n=64, b=1024, sharding="hybrid", emb_bytes=2.0, popularity_zipf=0.0))
+    assert math.isfinite(out["iteration_time_s"]) and out["iteration_time_s"] > 0
 
 
 def test_distinct_keys_broadcasts_and_is_uniform_at_alpha_zero():
