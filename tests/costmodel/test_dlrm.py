@@ -135,11 +135,15 @@ def _exact_distinct(R, S, alpha):
         return float(np.sum(-np.expm1(S * np.log1p(-p))))
 
 
-@pytest.mark.parametrize("R", [1000, 400_000, 40_000_000])
-@pytest.mark.parametrize("alpha", [0.05, 0.2, 0.5, 0.95, 1.0, 1.4, 2.0])
-@pytest.mark.parametrize("S", [1, 10, 6912, 5_500_000, 1e9])
-def test_distinct_keys_against_the_exact_zipf_sum(R, alpha, S):
-    assert float(cm.distinct_keys(S, R, alpha)) == pytest.approx(_exact_distinct(R, S, alpha), rel=0.015)
+@pytest.mark.parametrize(("R", "alpha"), [(R, a) for R in (1000, 400_000, 4_000_000)
+                                           for a in (0.05, 0.2, 0.5, 0.95, 1.0, 1.4, 2.0)]
+                         + [(40_000_000, 0.95)])  # Criteo's largest tables at the fitted exponent
+def test_distinct_keys_against_the_exact_zipf_sum(R, alpha):
+    p = np.arange(1.0, R + 1.0) ** -alpha
+    p /= p.sum()
+    for S in (1, 10, 6912, 5_500_000, 1e9):
+        exact = float(np.sum(-np.expm1(S * np.log1p(-p))))
+        assert float(cm.distinct_keys(S, R, alpha)) == pytest.approx(exact, rel=0.015), S
 
 
 @pytest.mark.parametrize("R", [1, 3, 17, 63])
