@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from dse.costmodel import dlrm as cm  # noqa: E402
 from dse.hardware import resolve_hardware  # noqa: E402
+from dse.presets import calibration_table  # noqa: E402
 from dse.scenario import load_jsonl, scenario_from_dict  # noqa: E402
 from dse.sources import apply_software  # noqa: E402
 from dse.workloads import dlrm as wl  # noqa: E402
@@ -399,7 +400,7 @@ def main() -> None:
         print(f"{fam}: {int(fit_mask.sum())} cases, fit " + ", ".join(
             f"{KEYS[k]}={v * (1e6 if k in ('op_latency', 'step_overhead') else 1):g}"
             for k, v in p.items() if not (k == "eff_matmul" and np.isnan(v))) + f", loss {100 * loss:.1f}%")
-    for fam in ("volta", "ampere", "ada", "hopper", "blackwell", "tpu"):
+    for fam in calibration_table():  # every family block of calibration.yaml
         if fam not in params:
             params[fam] = dict(params[main_family])
             fitted[fam], fitted[fam + "_from"] = False, main_family

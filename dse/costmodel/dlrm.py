@@ -420,8 +420,6 @@ def _zipf_scaled_tail(s: float) -> np.ndarray:
 
 #: The most popular categories :func:`distinct_keys` sums exactly (the rest as an integral).
 ZIPF_HEAD = 16
-#: Largest head-terms x values array :func:`distinct_keys` builds at once (else one pass a term).
-HEAD_ELEMENTS = 1 << 16
 
 
 def distinct_keys(S, R, alpha):
@@ -438,23 +436,18 @@ def distinct_keys(S, R, alpha):
     exact sum for tables of 1,000 rows and more (tests/costmodel/test_dlrm.py)."""
     shape = np.broadcast_shapes(np.shape(S), np.shape(R), np.shape(alpha))
     S, R, alpha = (np.atleast_1d(x) for x in np.broadcast_arrays(
-        np.asarray(S, float), np.maximum(np.round(np.asarray(R, float)), 1.0), np.asarray(alpha, float)))
+        np.asarray(S, float), np.maximum(np.asarray(R, float), 1.0), np.asarray(alpha, float)))
     out = np.maximum(R * -np.expm1(-S / R), np.minimum(S, 1.0))  # uniform
     u_min, top = float(np.exp(_ZIPF_LOG_U[0])), float(np.exp(_ZIPF_LOG_U[-1]))
     for a in np.unique(alpha[alpha >= ZIPF_MIN]):
         m = alpha == a
-        Sm, Rm, a, s = S[m], R[m], float(a), 1.0 / float(a)
+        Sm, Rm, a, s = S[m], np.maximum(np.round(R[m]), 1.0), float(a), 1.0 / float(a)  # whole categories
         heads = np.arange(1.0, ZIPF_HEAD + 1.0)
         lo, hi = ZIPF_HEAD + 0.5, Rm + 0.5
         rest = np.where(Rm > ZIPF_HEAD, ((hi ** (1.0 - a) - lo ** (1.0 - a)) / (1.0 - a) if abs(a - 1.0) > 1e-9
                                          else np.log(hi / lo)), 0.0)
-        if Rm.size * ZIPF_HEAD <= HEAD_ELEMENTS:  # all head terms at once
-            w = np.where(heads[:, None] <= Rm[None, :], heads[:, None] ** -a, 0.0)
-            H = rest + w.sum(axis=0)
-            head = (-np.expm1(-Sm[None, :] * w / H[None, :])).sum(axis=0)
-        else:  # one pass per head term
-            H = rest + sum(np.where(k <= Rm, k ** -a, 0.0) for k in heads)
-            head = sum(np.where(k <= Rm, -np.expm1(-Sm * k ** -a / H), 0.0) for k in heads)
+        H = rest + sum(np.where(k <= Rm, k ** -a, 0.0) for k in heads)  # one pass per head term
+        head = sum(np.where(k <= Rm, -np.expm1(-Sm * k ** -a / H), 0.0) for k in heads)
         c = Sm / H
         G_grid = _zipf_scaled_tail(s)
 
@@ -511,8 +504,6 @@ def _unique_rows(rows, samples, pool, alpha, split=1.0):
     (N x 1, or scalars), ``rows`` and ``pool`` per table type (1 x T, or scalars): the fraction is
     computed once per distinct (samples, alpha, split), of which a search has few."""
     rows = np.maximum(rows, 1.0)
-    if np.ndim(alpha) == 0 and float(alpha) <= 1e-3 and np.ndim(pool) == 0 and float(pool) == 1.0:
-        return np.maximum(rows * -np.expm1(-samples / rows), np.minimum(samples, 1.0)) / split  # uniform, one-hot
     if np.ndim(rows) <= 2 and np.shape(rows)[:1] in ((), (1,)) and np.shape(pool)[:1] in ((), (1,)):
         groups = _per_configuration(samples, alpha, split)
         if groups is not None:
@@ -771,7 +762,7 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
         Li = B[:, None] * ty["pool"][None, :] * (1.0 - f_y) / n[:, None]
         Ri = np.maximum(ty["rows"][None, :] - n_y, 0.0) / n[:, None]
         # the infrequent tail is close to uniform: the Zipf head it lacks is the frequent set
-        Ui = _unique_rows(np.maximum(Ri, 1.0), Li, 1.0, 0.0)  # each infrequent lookup a draw
+        Ui = distinct_keys(Li, np.maximum(Ri, 1.0), 0.0)  # each infrequent lookup a uniform draw
         look = (b[:, None] * f_y + B[:, None] * (1.0 - f_y) / n[:, None]) * ty["pool"][None, :]
         put(m, lookups=look @ ty["count"], gather_elems=look @ ty["dim"],
             out_elems=b * dim.sum(), uniq_elems=Ui @ ty["dim"] + nf_el, uniq_rows=Ui @ ty["count"] + nf,
