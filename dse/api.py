@@ -62,7 +62,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "attn_chunked": float(m.attention_window_kind == "chunked"),
         "input_proj_dim": 0.0,
         "head_fraction": 1.0,
-        **hw.columns(),
+        **{k: v for k, v in hw.columns().items() if k in COLUMNS},  # the LLM model has no L2 term
         "num_gpus": cl.num_gpus,
         "tp": p.tp,
         "pp": p.pp,

@@ -9,6 +9,7 @@ from .presets import calibration_table, gpu_preset
 from .specs import ClusterSpec
 
 GIB = 2.0**30
+MIB = 2.0**20
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Hardware:
     peak_flops_16: float  # dense bf16/fp16 peak, FLOP/s
     hbm_bytes: float
     hbm_bw: float  # bytes/s
+    l2_bytes: float  # on-chip L2 cache, bytes (0: not modelled)
     nvlink_bw: float  # one direction per GPU, bytes/s
     nvlink_domain: int
     gpus_per_node: int
@@ -151,6 +153,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         peak_flops_16=peak16,
         hbm_bytes=float(pick(cluster.hbm_gb, preset["hbm_gb"])) * GIB,
         hbm_bw=float(pick(cluster.hbm_tbps, preset["hbm_tbps"])) * 1e12,
+        l2_bytes=float(pick(cluster.l2_mb, preset["l2_mb"]) or 0.0) * MIB,
         nvlink_bw=float(pick(cluster.nvlink_gbps, preset["nvlink_gbps"])) * 1e9 / 2.0,
         nvlink_domain=int(domain),
         gpus_per_node=int(gpus_per_node),

@@ -68,7 +68,7 @@ DLRM_KINDS = ("dlrm_train", "dlrm_inference")
 VIT_KINDS = ("vit_train", "vit_inference")
 DLRM_KEYS = ("samples_per_s_per_gpu", "dense_params", "embedding_params", "power_per_gpu_w", "energy_per_sample_j",
              "cost_per_msample_usd", "emb_lookups_per_gpu", "emb_a2a_bytes_per_gpu", "emb_exchange_bytes_per_gpu",
-             "emb_table_bytes_per_gpu",
+             "emb_table_bytes_per_gpu", "emb_gather_bytes_per_gpu", "emb_gather_hbm_bytes_per_gpu",
              "flops_per_sample")
 DLRM_TIME_PARTS = {
     "embedding lookup + update": ("time_embedding_s", None),
@@ -626,6 +626,10 @@ def _render_dlrm(console: Any, rec: dict[str, Any]) -> None:
     lookups = d.get("emb_lookups_per_gpu")
     a2a = d.get("emb_exchange_bytes_per_gpu", d.get("emb_a2a_bytes_per_gpu"))
     perf.add_row("embedding lookups per GPU per step", fmt(lookups))
+    gathered, from_hbm = d.get("emb_gather_bytes_per_gpu"), d.get("emb_gather_hbm_bytes_per_gpu")
+    if gathered:
+        perf.add_row("rows gathered per GPU per step (read from HBM; the rest L2 hits)",
+                     f"{fmt(gathered / 2**20)} MiB ({fmt((from_hbm or 0.0) / 2**20)} MiB)")
     perf.add_row("embeddings exchanged per GPU per step" + (" (each way)" if training else ""),
                  f"{fmt((a2a or 0.0) / 2**20)} MiB")
     exposed = d["time_s"].get("embedding all-to-all, exposed") or 0.0

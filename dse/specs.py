@@ -344,6 +344,8 @@ class ClusterSpec(Spec):
     peak_tflops: PeakTFLOPS | None = None
     hbm_gb: PositiveFloat | None = None
     hbm_tbps: PositiveFloat | None = None
+    #: L2 cache per GPU, MiB (A100 40, H100 50, B200 126); DLRM embedding lookups it holds skip HBM
+    l2_mb: NonNegFloat | None = None
     nvlink_gbps: PositiveFloat | None = None
     scaleout_gbitps: PositiveFloat | None = None
     #: GPU <-> host memory link per GPU, both directions, GB/s (PCIe Gen5 x16: 128; NVLink-C2C: 900)

@@ -267,3 +267,20 @@ def test_a_power_limit_at_or_below_the_idle_draw_is_refused_everywhere(tmp_path)
         space_from_dict(space)
     hair = dse.evaluate({**small, "cluster": {**small["cluster"], "power_w": 133.01}}).iloc[0]
     assert hair["power_per_gpu_w"] <= 133.01 + 1e-6  # a limit a hair above idle holds too
+
+
+# ---------------------------------------------------------------------------- L2 cache
+def test_l2_cache_from_the_preset_or_the_scenario():
+    # gpus.yaml: H100-SXM-80GB l2_mb 50 (MiB), B200 126; TPUv4 null (not modelled)
+    assert resolve_hardware(cluster(), "bf16").l2_bytes == 50 * 2**20
+    assert resolve_hardware(cluster("B200"), "bf16").l2_bytes == 126 * 2**20
+    assert resolve_hardware(cluster("TPUv4"), "bf16").l2_bytes == 0.0
+    assert resolve_hardware(cluster(l2_mb=0), "bf16").l2_bytes == 0.0
+    assert resolve_hardware(cluster(l2_mb=200), "bf16").l2_bytes == 200 * 2**20
+
+
+def test_the_llm_columns_leave_the_l2_out():
+    from dse.costmodel import COLUMNS
+
+    assert "l2_bytes" in resolve_hardware(cluster(), "bf16").columns()
+    assert "l2_bytes" not in COLUMNS  # only the DLRM model has an L2 term

@@ -151,6 +151,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     **power.POWER_COLUMNS,  # board power limit and the power model
     "price_per_gpu_hour": (0.0, "USD per GPU-hour"),
     "gpus_per_node": (8.0, "GPUs of the job per node (hierarchical sharding)"),
+    "l2_bytes": (0.0, "L2 cache per GPU, bytes: the forward's lookups of rows it holds do not read HBM "
+                      "(lru_miss_fraction); 0 = every lookup reads HBM"),
     # DLRM calibration (dse/data/calibration.yaml, keys dlrm_*)
     "eff_gather": (0.6, "fraction of hbm_bw random row gathers/updates reach"),
     "op_latency": (4e-6, "fixed time per kernel (launch, ramp and tail), s"),
@@ -477,11 +479,13 @@ def _per_configuration(*cols):
         _, first, inverse = np.unique(full, axis=0, return_index=True, return_inverse=True)
     elif len(varying) == 1:
         _, first, inverse = np.unique(full[:, varying[0]], return_index=True, return_inverse=True)
-    elif len(varying) == 2:  # complex numbers sort by real, then imaginary part
-        _, first, inverse = np.unique(full[:, varying[0]] + 1j * full[:, varying[1]],
-                                      return_index=True, return_inverse=True)
-    else:
-        _, first, inverse = np.unique(full, axis=0, return_index=True, return_inverse=True)
+    else:  # fold in one column at a time: complex numbers (the codes so far, the next column) sort
+        # by real, then imaginary part
+        inverse = full[:, varying[0]]
+        for j in varying[1:]:
+            _, first, inverse = np.unique(inverse + 1j * full[:, j], return_index=True, return_inverse=True)
+            inverse = inverse.reshape(-1).astype(np.float64)
+        inverse = inverse.astype(np.int64)
     return full[first], inverse.reshape(-1)
 
 
@@ -520,24 +524,97 @@ _TOUCHED: dict[tuple, np.ndarray] = {}
 _TOUCHED_MAX = 1 << 16
 
 
-def _touched_rows_memo(rows: np.ndarray, pool: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """:func:`_unique_rows` of 1-D ``rows``/``pool`` for each row (samples, alpha, split) of ``u``."""
-    tables = rows.tobytes() + pool.tobytes()
-    keys = [(tables, *map(float, r)) for r in u]
+def _memo(kind: str, tables: bytes, u: np.ndarray, compute) -> np.ndarray:
+    """Per-type values of the configurations' distinct rows ``u``: ``compute(u[missing])`` (one
+    row of per-type values for each) for the rows not yet in :data:`_TOUCHED`, under ``kind``
+    and the tables' bytes."""
+    keys = [(kind, tables, *map(float, r)) for r in u]
     if len(_TOUCHED) + len(keys) > _TOUCHED_MAX:
         _TOUCHED.clear()  # before the look-up: every key asked for is then present below
     missing = [i for i, k in enumerate(keys) if k not in _TOUCHED]
     if missing:
-        m = u[missing]
-        values = rows[None, :] / m[:, 2:3] * _touched_fraction(rows[None, :], m[:, 0:1], pool[None, :], m[:, 1:2])
-        for i, v in zip(missing, values):
+        for i, v in zip(missing, compute(u[missing])):
             _TOUCHED[keys[i]] = v
     return np.stack([_TOUCHED[k] for k in keys])
 
 
+def _touched_rows_memo(rows: np.ndarray, pool: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """:func:`_unique_rows` of 1-D ``rows``/``pool`` for each row (samples, alpha, split) of ``u``."""
+    return _memo("touched", rows.tobytes() + pool.tobytes(), u, lambda m: rows[None, :] / m[:, 2:3] * _touched_fraction(
+        rows[None, :], m[:, 0:1], pool[None, :], m[:, 1:2]))
+
+
+#: A cache that holds fewer rows than this many samples touch is taken to miss every lookup (its
+#: hits, repeats among the last few samples' keys, are a few percent; the distinct counts of a
+#: handful of draws are too coarse to difference).
+LRU_MIN_SAMPLES = 16.0
+
+
+def lru_miss_fraction(rows, samples, pool, alpha, capacity):
+    """Share of one step's lookups into a table that an LRU cache of ``capacity`` rows (the
+    GPU's L2) misses, the table's rows popular as in :func:`_unique_rows` (Zipf keys, pool - 1
+    companions each); arrays broadcast.
+
+    Che's approximation (Che, Tung and Wang 2002): a row stays cached for T draws, the T at
+    which the draws touch ``capacity`` distinct rows, r(T) = capacity with r the rows touched
+    by T samples; a draw misses where its row was not drawn in the T before, r'(T) rows per
+    sample. The cache starts a step cold (the dense layers between two steps' lookups stream
+    far more than it holds): misses = r(S) if the step touches no more than the cache holds,
+    else capacity + (S - T) r'(T), of the S x pool lookups of S samples (all of them where the
+    cache holds fewer rows than :data:`LRU_MIN_SAMPLES` samples touch). A row-split shard of
+    the table (modulo) with its own cache sees the same fraction as the table with all the
+    shards' caches: pass the table's samples and the summed capacity."""
+    rows, S, pool, alpha, cap = (np.asarray(x, float) for x in np.broadcast_arrays(
+        np.maximum(rows, 1.0), samples, pool, alpha, np.maximum(capacity, 0.0)))
+
+    def r(T):
+        return rows * _touched_fraction(rows, T, pool, alpha)
+
+    whole = r(S)
+    fits = whole <= cap
+    lo, hi = np.full_like(S, np.log(LRU_MIN_SAMPLES)), np.log(np.maximum(S, LRU_MIN_SAMPLES))
+    for _ in range(24):  # bisection in log T, to 2^-24 of log S
+        mid = 0.5 * (lo + hi)
+        below = r(np.exp(mid)) < cap
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    T = np.exp(0.5 * (lo + hi))
+    h = 0.01
+    slope = (r(T * (1.0 + h)) - r(T * (1.0 - h))) / (2.0 * h * T)
+    lookups = np.maximum(S * pool, 1e-30)
+    misses = np.where(fits, whole, np.where(
+        r(np.full_like(S, LRU_MIN_SAMPLES)) >= cap, lookups,  # a cache this small: every lookup misses
+        cap + np.maximum(S - T, 0.0) * np.maximum(slope, 0.0)))
+    return np.clip(misses / lookups, 0.0, 1.0)
+
+
+def _rows_and_misses(rows, samples, pool, width, alpha, cache_elems, split=1.0):
+    """(:func:`_unique_rows`, :func:`lru_miss_fraction`) of tables (``rows``, ``pool``, ``width``
+    per table type, 1 x T or scalars) for each configuration's ``samples``, ``alpha``, row
+    ``split`` and cache size in elements (``cache_elems``, N x 1 or scalars: L2 bytes x the
+    caches serving a table / bytes per element; a table's cache rows ``cache_elems / width``):
+    both computed once per distinct (samples, alpha, split, cache) of a search and memoized."""
+    rows, pool, width = (np.broadcast_to(np.asarray(x, float).reshape(1, -1), np.broadcast_shapes(
+        np.shape(rows), np.shape(pool), np.shape(width))).reshape(-1) for x in (rows, pool, width))
+    rows = np.maximum(rows, 1.0)
+    cols = (samples, alpha, split, cache_elems)
+    if all(np.size(x) == 1 for x in cols):  # one configuration (a loop): memoized as well
+        n = max((np.shape(x)[0] for x in cols if np.ndim(x) == 2), default=1)
+        u, inverse = np.array([[float(np.reshape(x, -1)[0]) for x in cols]]), np.zeros(n, dtype=np.int64)
+    else:
+        u, inverse = _per_configuration(*cols)
+
+    def compute(m):
+        S, a, k = m[:, 0:1], m[:, 1:2], m[:, 2:3]
+        touched = rows[None, :] / k * _touched_fraction(rows[None, :], S, pool[None, :], a)
+        return np.hstack([touched, lru_miss_fraction(rows[None, :], S, pool[None, :], a, m[:, 3:4] / width[None, :])])
+
+    table = np.take(_memo("rows+l2", rows.tobytes() + pool.tobytes() + width.tobytes(), u, compute), inverse, axis=0)
+    return table[:, :len(rows)], table[:, len(rows):]
+
+
 def table_types(model: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """Tables grouped by (rows, pooling): per type its rows, pooling, number of tables and
-    summed width, so that per-table sums over configurations cost (configs x types)."""
+    """Tables grouped by (rows, pooling): per type its rows, pooling, number of tables, summed
+    width and mean width, so that per-table sums over configurations cost (configs x types)."""
     key = ("_types", model["rows"].tobytes(), model["pooling"].tobytes(), model["dim"].tobytes())
     cache = model.setdefault("_placements", {}) if isinstance(model, dict) else {}
     if key not in cache:
@@ -547,6 +624,7 @@ def table_types(model: Mapping[str, Any]) -> dict[str, np.ndarray]:
         cache[key] = {"rows": types[:, 0], "pool": types[:, 1],
                       "count": np.bincount(inv, minlength=len(types)).astype(np.float64),
                       "dim": np.bincount(inv, weights=model["dim"], minlength=len(types))}
+        cache[key]["width"] = cache[key]["dim"] / np.maximum(cache[key]["count"], 1.0)
     return cache[key]
 
 
@@ -679,7 +757,7 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
     code = np.round(c["emb_sharding"]).astype(np.int64)
     eb, act = c["emb_bytes"], c["act_bytes"]  # storage / exchange bytes; activation bytes
     out = {k: np.zeros(N) for k in (
-        "lookups", "gather_elems", "out_elems", "uniq_elems", "uniq_rows", "mem_elems", "mem_rows",
+        "lookups", "gather_elems", "miss_elems", "out_elems", "uniq_elems", "uniq_rows", "mem_elems", "mem_rows",
         "a2a_elems", "a2a_group", "a2a_stride", "rs_elems", "rs_group", "a2a2_elems", "a2a2_group",
         "a2a2_stride", "rep_elems", "xnode_elems", "xnode_group", "max_shard_elems", "max_shard_table",
         "replicated_tables", "plan_memory_balanced", "frequent_fraction", "frequent_rows")}
@@ -692,31 +770,38 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
     sizes = rows * dim
     planner = np.round(c["emb_planner"])
     ty = table_types(model)
+    cache = c["l2_bytes"] / eb  # elements of table rows one GPU's L2 holds
+    alpha = c["popularity_zipf"]
 
     def put(mask, **kv):
         for k, v in kv.items():
             out[k][mask] = np.broadcast_to(v, (N,))[mask] if np.ndim(v) else v
 
-    def tablewise(mask, tables, n_bins, Bsrc, column_wise=False, split_hot=False):
+    def tablewise(mask, tables, n_bins, Bsrc, column_wise=False, split_hot=False, row_split=1.0):
         """Place ``tables`` on ``n_bins`` GPUs for the configs in ``mask`` (same n_bins), serving
-        Bsrc samples (array); returns the per-config critical-GPU quantities."""
+        Bsrc samples (array), each bin's tables row-split over ``row_split`` GPUs (their L2s
+        cache it together); returns the per-config critical-GPU quantities of a bin."""
         idx = np.flatnonzero(mask)
         pl = placement(model, int(n_bins), column_wise, tables, split_hot)
         if pl["shards"] == 0:
             return None
         Bs = Bsrc[idx][:, None]
-        U = _unique_rows(pl["type_rows"][None, :], Bs, pl["type_pool"][None, :],
-                         c["popularity_zipf"][idx, None])  # rows each such shard touches
+        types = (pl["type_rows"][None, :], Bs, pl["type_pool"][None, :])
+        # rows each such shard touches, share of its lookups the L2 misses
+        U, M = _rows_and_misses(*types, pl["type_width"][None, :], alpha[idx, None], cache[idx, None] * row_split)
+        miss_per_sample = (M * (pl["type_pool"] * pl["type_width"])[None, :])  # per shard type
         r = np.arange(len(idx))
         best = None
         for which, ld in enumerate(pl["plans"]):
             uniq_elems = (U * pl["type_width"][None, :]) @ ld["counts"]
             uniq_rows = U @ ld["counts"]
-            traffic = (Bs * (2.0 * ld["gather"] + ld["out"])[None, :] + 2.0 * uniq_elems) * eb[idx, None]
+            miss = miss_per_sample @ ld["counts"]  # elements read from HBM per sample, per GPU
+            traffic = (Bs * (ld["gather"][None, :] + miss + ld["out"][None, :]) + 2.0 * uniq_elems) * eb[idx, None]
             g = np.argmax(traffic, axis=1)  # the GPU with the most embedding traffic
             stats = {
                 "lookups": Bs[:, 0] * ld["lookups"][g],
                 "gather_elems": Bs[:, 0] * ld["gather"][g],
+                "miss_elems": Bs[:, 0] * miss[r, g],
                 "out_elems": Bs[:, 0] * ld["out"][g],
                 "uniq_elems": uniq_elems[r, g],
                 "uniq_rows": uniq_rows[r, g],
@@ -735,8 +820,10 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
     # ------------------------------------------------------------ data parallel (replicated)
     m = code == SHARDING["data_parallel"]
     if m.any():
-        U = _unique_rows(ty["rows"][None, :], b[:, None], ty["pool"][None, :], c["popularity_zipf"][:, None])
+        U, M = _rows_and_misses(ty["rows"][None, :], b[:, None], ty["pool"][None, :], ty["width"][None, :],
+                                alpha[:, None], cache[:, None])
         put(m, lookups=b * pool.sum(), gather_elems=b * (pool * dim).sum(), out_elems=b * dim.sum(),
+            miss_elems=b * ((M * ty["pool"][None, :]) @ ty["dim"]),
             uniq_elems=U @ ty["dim"], uniq_rows=U @ ty["count"], mem_elems=sizes.sum(), mem_rows=rows.sum(),
             rep_elems=sizes.sum(), max_shard_elems=sizes.max(), max_shard_table=float(np.argmax(sizes)),
             replicated_tables=float(T))
@@ -745,9 +832,10 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
     # ------------------------------------------------------------ row-wise over all GPUs
     m = code == SHARDING["row"]
     if m.any():
-        U = _unique_rows(ty["rows"][None, :], B[:, None], ty["pool"][None, :], c["popularity_zipf"][:, None],
-                         split=n[:, None])
+        U, M = _rows_and_misses(ty["rows"][None, :], B[:, None], ty["pool"][None, :], ty["width"][None, :],
+                                alpha[:, None], (cache * n)[:, None], split=n[:, None])  # a shard and a cache per GPU
         put(m, lookups=B * pool.sum() / n, gather_elems=B * (pool * dim).sum() / n, out_elems=B * dim.sum(),
+            miss_elems=B / n * ((M * ty["pool"][None, :]) @ ty["dim"]),
             uniq_elems=U @ ty["dim"], uniq_rows=U @ ty["count"], mem_elems=sizes.sum() / n, mem_rows=rows.sum() / n,
             rs_elems=B * dim.sum(), rs_group=n, max_shard_elems=sizes.max() / n,
             max_shard_table=float(np.argmax(sizes)))
@@ -764,7 +852,13 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
         # the infrequent tail is close to uniform: the Zipf head it lacks is the frequent set
         Ui = distinct_keys(Li, np.maximum(Ri, 1.0), 0.0)  # each infrequent lookup a uniform draw
         look = (b[:, None] * f_y + B[:, None] * (1.0 - f_y) / n[:, None]) * ty["pool"][None, :]
-        put(m, lookups=look @ ty["count"], gather_elems=look @ ty["dim"],
+        # the cache keeps the hottest rows, all frequent: of a replica's b samples' lookups
+        # (the whole table's popularity) the infrequent share misses, the rest of the misses
+        # fall on the frequent set; every lookup of the uniform infrequent shard misses
+        _, M = _rows_and_misses(ty["rows"][None, :], b[:, None], ty["pool"][None, :], ty["width"][None, :],
+                                alpha[:, None], cache[:, None])
+        miss = (b[:, None] * np.maximum(M - (1.0 - f_y), 0.0) + B[:, None] * (1.0 - f_y) / n[:, None]) * ty["pool"][None, :]
+        put(m, lookups=look @ ty["count"], gather_elems=look @ ty["dim"], miss_elems=miss @ ty["dim"],
             out_elems=b * dim.sum(), uniq_elems=Ui @ ty["dim"] + nf_el, uniq_rows=Ui @ ty["count"] + nf,
             mem_elems=sizes.sum() / n + nf_el, mem_rows=rows.sum() / n + nf,
             a2a_elems=b * ((1.0 - f_y) @ ty["dim"]), rep_elems=nf_el, max_shard_elems=sizes.max() / n,
@@ -783,6 +877,7 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
             idx, st, mshard, tshard = res
             out["lookups"][idx] = st["lookups"]
             out["gather_elems"][idx] = st["gather_elems"]
+            out["miss_elems"][idx] = st["miss_elems"]
             out["out_elems"][idx] = st["out_elems"]
             out["uniq_elems"][idx] = st["uniq_elems"]
             out["uniq_rows"][idx] = st["uniq_rows"]
@@ -798,13 +893,14 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
     for nv, gv in {(a, g) for a, g in zip(n[m], gpn[m])}:
         sub = m & (n == nv) & (gpn == gv)
         nodes = max(int(nv // gv), 1)
-        res = tablewise(sub, None, nodes, B, False)
+        res = tablewise(sub, None, nodes, B, False, row_split=gv)
         if res is None:
             continue
         idx, st, mshard, tshard = res
         g = gv
         out["lookups"][idx] = st["lookups"] / g
         out["gather_elems"][idx] = st["gather_elems"] / g
+        out["miss_elems"][idx] = st["miss_elems"] / g
         out["out_elems"][idx] = st["max_out"]
         out["uniq_elems"][idx] = st["uniq_elems"] / g
         out["uniq_rows"][idx] = st["uniq_rows"] / g
@@ -851,9 +947,11 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
             tw = np.flatnonzero(~r)  # model-parallel tables (hot ones split column-wise)
             repl = np.flatnonzero(r)
             bi = b[members]
-            Ur = _unique_rows(rows[repl][None, :], bi[:, None], pool[repl][None, :], c["popularity_zipf"][members, None])
+            rep_tables = (rows[repl][None, :], bi[:, None], pool[repl][None, :])
+            Ur, Mr = _rows_and_misses(*rep_tables, dim[repl][None, :], alpha[members, None], cache[members, None])
             look = bi * pool[repl].sum()
             gath = bi * (pool * dim)[repl].sum()
+            miss = bi * (Mr @ (pool * dim)[repl])
             uniq = Ur @ dim[repl]
             urows = Ur.sum(axis=1)
             mem = np.full(len(members), sizes[repl].sum())
@@ -863,9 +961,10 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
             plan = np.zeros(len(members))
             out_el = bi * dim.sum()
             if len(tw):
-                _, st, mshard, tshard = tablewise(sub, tw, gv, Bg, False, split_hot=True)
+                _, st, mshard, tshard = tablewise(sub, tw, gv, Bg, False, split_hot=True, row_split=split)
                 look = look + st["lookups"] / split
                 gath = gath + st["gather_elems"] / split
+                miss = miss + st["miss_elems"] / split
                 uniq = uniq + st["uniq_elems"] / split
                 urows = urows + st["uniq_rows"] / split
                 mem = mem + st["mem_elems"] / split
@@ -886,6 +985,7 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
                     a2a = np.maximum(st["max_out"], bi * dim[tw].sum())
             out["lookups"][members] = look
             out["gather_elems"][members] = gath
+            out["miss_elems"][members] = miss
             out["out_elems"][members] = out_el
             out["uniq_elems"][members] = uniq
             out["uniq_rows"][members] = urows
@@ -903,7 +1003,7 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
                 # global batch touches in this GPU's share over the n/gpn nodes
                 Bn = b[members] * nv
                 touched = _unique_rows(rows[tw][None, :], Bn[:, None], pool[tw][None, :],
-                                       c["popularity_zipf"][members, None], split=gv) @ dim[tw]
+                                       alpha[members, None], split=gv) @ dim[tw]
                 out["xnode_elems"][members] = touched
                 out["xnode_group"][members] = nv / gv
     return out
@@ -1104,7 +1204,8 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
 
     # ---------------------------------------------------------------- embedding compute
     lookups, g_el, out_el = emb["lookups"], emb["gather_elems"], emb["out_elems"]
-    emb_f = (g_el * eb + lookups * INDEX_BYTES) / gat + out_el * xb / hbm
+    # the forward reads from HBM the rows its L2 misses (hits cost their index read)
+    emb_f = (emb["miss_elems"] * eb + lookups * INDEX_BYTES) / gat + out_el * xb / hbm
     ecode = np.round(c["emb_optimizer"])
     st_el = np.select([ecode == 1, ecode == 3], [4.0, 8.0], 0.0)  # state bytes per element
     st_row = np.where(ecode == 2, 4.0, 0.0)  # row-wise Adagrad: one fp32 per row
@@ -1299,6 +1400,7 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
         "exposed_comm_s": exposed_f + exposed_b,
         "emb_lookups_per_gpu": lookups,
         "emb_gather_bytes_per_gpu": g_el * eb,
+        "emb_gather_hbm_bytes_per_gpu": emb["miss_elems"] * eb,  # what the L2 misses
         "emb_a2a_bytes_per_gpu": emb["a2a_elems"] * xb,
         "emb_rs_bytes_per_gpu": emb["rs_elems"] * xb,
         # everything a GPU sends of the pooled vectors per pass: the all-to-all, the reduce-scatter

@@ -262,6 +262,84 @@ def test_skew_shortens_the_embedding_update_of_multi_hot_tables():
     assert skew["time_embedding_fwd_s"] == pytest.approx(flat["time_embedding_fwd_s"])  # every lookup gathered
 
 
+def _simulated_lru_misses(R, S, pool, alpha, capacity, seed=0):
+    """Misses of an LRU cache of ``capacity`` rows over the lookups of S samples into R rows:
+    each sample's key Zipf(alpha), each key with pool - 1 companion rows fixed by it (uniform)."""
+    from collections import OrderedDict
+
+    rng = np.random.default_rng(seed)
+    p = np.arange(1.0, R + 1.0) ** -alpha
+    keys = rng.choice(R, size=S, p=p / p.sum())
+    companions = rng.integers(0, R, size=(R, max(int(pool) - 1, 0)))
+    cache, misses = OrderedDict(), 0
+    for k in keys:
+        for row in (k, *companions[k]):
+            if row in cache:
+                cache.move_to_end(row)
+            else:
+                misses += 1
+                cache[row] = None
+                if len(cache) > capacity:
+                    cache.popitem(last=False)
+    return misses / (S * pool)
+
+
+@pytest.mark.parametrize(("R", "pool", "alpha", "capacity"), [
+    (20_000, 1, 0.95, 500), (20_000, 1, 0.95, 4_000), (200_000, 4, 1.05, 3_000), (50_000, 1, 0.5, 10_000),
+    (5_000, 3, 0.95, 20_000)])  # the last: every touched row fits, only the first touches miss
+def test_lru_miss_fraction_against_a_simulated_cache(R, pool, alpha, capacity):
+    S = 30_000
+    simulated = _simulated_lru_misses(R, S, pool, alpha, capacity)
+    predicted = float(cm.lru_miss_fraction(R, S, pool, alpha, capacity))
+    assert predicted == pytest.approx(simulated, abs=0.03)  # Che's approximation, distinct_keys' 1.5%
+
+
+def test_lru_miss_fraction_limits():
+    R, S, pool = 4e7, 55296.0, 20.0
+    caps = np.geomspace(1.0, 1e10, 300)
+    m = cm.lru_miss_fraction(R, S, pool, 0.95, caps)
+    assert np.all((m >= 0.0) & (m <= 1.0))
+    assert np.all(np.diff(m) <= 1e-3)  # a bigger cache never misses more (finite differences: 1e-3)
+    assert float(cm.lru_miss_fraction(R, S, pool, 0.95, 0.0)) == 1.0  # no cache
+    assert float(cm.lru_miss_fraction(R, S, pool, 0.95, pool / 2)) == 1.0  # not one sample's rows
+    touched = float(cm._unique_rows(np.array(R), np.array(S), pool, 0.95))
+    assert m[-1] == pytest.approx(touched / (S * pool), rel=1e-12)  # all held: only first touches miss
+    assert float(cm.lru_miss_fraction(3.0, S, 1.0, 0.95, 1e5)) == pytest.approx(3.0 / S)  # a tiny table
+    # uniform keys into a huge table barely repeat: nearly every lookup misses whatever the cache
+    assert float(cm.lru_miss_fraction(R, S, pool, 0.0, 1e5)) > 0.99
+
+
+@pytest.mark.parametrize("sharding", ["data_parallel", "row", "table", "column", "table_row", "auto", "hier_auto",
+                                      "node_sharded", "hybrid"])
+def test_the_l2_serves_part_of_the_forward_gather_of_every_sharding(sharding):
+    """Call-site invariants of the cache: without one every gathered element is read from HBM;
+    with one fewer are, and a replica reads what its own b samples miss (a cache per GPU)."""
+    m = mlperf_model(pooling=1.0 if sharding == "hybrid" else 3.0)
+    kw = dict(n=16, b=2048, sharding=sharding, gpus_per_node=8.0, emb_bytes=2.0)
+    none = _plan_of(m, **plan(**kw, l2_bytes=0.0))
+    l2 = _plan_of(m, **plan(**kw, l2_bytes=50 * 2.0**20))
+    assert none["miss_elems"][0] == pytest.approx(none["gather_elems"][0], rel=1e-12)
+    assert 0.0 < l2["miss_elems"][0] < 0.95 * l2["gather_elems"][0]
+    assert l2["gather_elems"][0] == none["gather_elems"][0]
+    if sharding == "data_parallel":
+        rows, pool = np.asarray(CRITEO, float), 3.0
+        miss = cm.lru_miss_fraction(rows, 2048.0, pool, 1.0, 50 * 2.0**20 / 2.0 / 128.0)
+        assert l2["miss_elems"][0] == pytest.approx(2048.0 * pool * 128.0 * miss.sum(), rel=1e-9)
+    if sharding == "row":  # a shard per GPU: the table's global batch with 16 caches
+        rows, pool = np.asarray(CRITEO, float), 3.0
+        miss = cm.lru_miss_fraction(rows, 2048.0 * 16, pool, 1.0, 16 * 50 * 2.0**20 / 2.0 / 128.0)
+        assert l2["miss_elems"][0] == pytest.approx(2048.0 * pool * 128.0 * miss.sum(), rel=1e-9)
+
+
+def test_an_l2_shortens_the_embedding_forward_only():
+    m = mlperf_model(pooling=3.0, interaction="dcnv2")
+    none = run(m, plan(n=8, b=6912, sharding="table", emb_optimizer=1.0, l2_bytes=0.0))
+    l2 = run(m, plan(n=8, b=6912, sharding="table", emb_optimizer=1.0, l2_bytes=50 * 2.0**20))
+    assert l2["time_embedding_fwd_s"] < none["time_embedding_fwd_s"]
+    assert l2["time_embedding_bwd_s"] == pytest.approx(none["time_embedding_bwd_s"])  # updates: touched rows
+    assert l2["emb_gather_bytes_per_gpu"] == none["emb_gather_bytes_per_gpu"]  # what is looked up
+
+
 def test_row_wise_reduce_scatters_partial_sums_of_all_samples():
     m = cm.model_constants([(100_000, 64, 1.0)] * 4, 4, [64], [8, 1])
     out = run(m, plan(n=8, b=100, sharding="row", emb_bytes=4.0))
@@ -442,6 +520,7 @@ def configs(draw):
         emb_planner=draw(st.sampled_from([0.0, 1.0])), train=draw(st.sampled_from([1.0, 1.0, 0.0])),
         freeze_emb=draw(st.sampled_from([0.0, 0.0, 1.0])), overlap_slowdown=draw(st.floats(0.0, 0.6)),
         tp=draw(st.sampled_from([1.0, 1.0, 2.0])), zero=draw(st.sampled_from([0.0, 3.0])),
+        l2_bytes=draw(st.sampled_from([0.0, 6.0, 40.0, 50.0, 126.0])) * 2.0**20,
     )
 
 
@@ -456,6 +535,16 @@ def test_more_hbm_bandwidth_is_never_slower(rows, factor, name):
     base = cm.evaluate_dlrm(m, _batch(rows))
     fast = cm.evaluate_dlrm(m, _batch([{**r, "hbm_bw": r["hbm_bw"] * factor} for r in rows]))
     assert np.all(fast["iteration_time_s"] <= base["iteration_time_s"] * (1 + 1e-9))
+
+
+@PROPERTY
+@given(st.lists(configs(), min_size=1, max_size=16), st.floats(1.05, 8.0), st.sampled_from(sorted(MODELS)))
+def test_a_bigger_l2_is_never_slower(rows, factor, name):
+    m = MODELS[name]
+    base = cm.evaluate_dlrm(m, _batch(rows))
+    big = cm.evaluate_dlrm(m, _batch([{**r, "l2_bytes": max(r["l2_bytes"], 2.0**20) * factor} for r in rows]))
+    assert np.all(big["iteration_time_s"] <= base["iteration_time_s"] * (1 + 1e-6))
+    assert np.all(big["time_embedding_fwd_s"] <= base["time_embedding_fwd_s"] * (1 + 1e-3))
 
 
 @PROPERTY

@@ -11,6 +11,7 @@ import yaml
 GPU_KEYS = {
     "aliases", "family", "peak_tflops", "hbm_gb", "hbm_tbps", "nvlink_gbps", "nvlink_domain",
     "gpus_per_node", "scaleout_gbitps", "host_link_gbps", "host_memory_gb", "exp_tera_per_s", "power_w", "price_per_gpu_hour", "sources",
+    "l2_mb",
 }
 PEAK_KEYS = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}
 GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell", "tpu"}
@@ -106,6 +107,9 @@ def test_gpu_figures_are_positive_and_finite(gpus):
         assert price is None or _is_pos_number(price), f"{name}: price_per_gpu_hour = {price!r}"
         host = e["host_memory_gb"]
         assert host is None or _is_pos_number(host), f"{name}: host_memory_gb = {host!r}"
+        l2 = e["l2_mb"]
+        assert l2 is None or _is_pos_number(l2), f"{name}: l2_mb = {l2!r}"
+        assert (l2 is None) == (e["family"] == "tpu"), f"{name}: every GPU has an L2 figure, a TPU none"
         assert isinstance(e["sources"], str) and e["sources"].strip(), f"{name}: sources"
 
 
