@@ -789,22 +789,22 @@ def _embedding_plan(model, c, N, hybrid_cost=None) -> dict[str, np.ndarray]:
         types = (pl["type_rows"][None, :], Bs, pl["type_pool"][None, :])
         # rows each such shard touches, share of its lookups the L2 misses
         U, M = _rows_and_misses(*types, pl["type_width"][None, :], alpha[idx, None], cache[idx, None] * row_split)
-        miss_per_sample = (M * (pl["type_pool"] * pl["type_width"])[None, :])  # per shard type
-        r = np.arange(len(idx))
+        uniq_per_shard = U * pl["type_width"][None, :]  # elements each shard of a type updates
+        miss_per_shard = Bs * M * (pl["type_pool"] * pl["type_width"])[None, :]  # and reads from HBM
         best = None
         for which, ld in enumerate(pl["plans"]):
-            uniq_elems = (U * pl["type_width"][None, :]) @ ld["counts"]
-            uniq_rows = U @ ld["counts"]
-            miss = miss_per_sample @ ld["counts"]  # elements read from HBM per sample, per GPU
-            traffic = (Bs * (ld["gather"][None, :] + miss + ld["out"][None, :]) + 2.0 * uniq_elems) * eb[idx, None]
+            # elements each GPU moves: lookups, L2 misses and pooled output per sample, updates
+            traffic = (Bs * (ld["gather"] + ld["out"])[None, :]
+                       + (miss_per_shard + 2.0 * uniq_per_shard) @ ld["counts"])
             g = np.argmax(traffic, axis=1)  # the GPU with the most embedding traffic
+            on_g = ld["counts"][:, g].T  # its shards of each type
             stats = {
                 "lookups": Bs[:, 0] * ld["lookups"][g],
                 "gather_elems": Bs[:, 0] * ld["gather"][g],
-                "miss_elems": Bs[:, 0] * miss[r, g],
+                "miss_elems": np.einsum("nt,nt->n", miss_per_shard, on_g),
                 "out_elems": Bs[:, 0] * ld["out"][g],
-                "uniq_elems": uniq_elems[r, g],
-                "uniq_rows": uniq_rows[r, g],
+                "uniq_elems": np.einsum("nt,nt->n", uniq_per_shard, on_g),
+                "uniq_rows": np.einsum("nt,nt->n", U, on_g),
                 "mem_elems": np.full(len(idx), ld["mem"].max()),
                 "mem_rows": np.full(len(idx), ld["rows"].max()),
                 "max_out": Bs[:, 0] * ld["out"].max(),
