@@ -160,7 +160,7 @@ def evaluate(
 
         rec["layer"] = layer_compute(spec)
     overrides = {}
-    for key in ("peak_tflops", "hbm_gb", "hbm_tbps", "nvlink_gbps", "scaleout_gbitps", "host_link_gbps",
+    for key in ("peak_tflops", "hbm_gb", "hbm_tbps", "l2_mb", "nvlink_gbps", "scaleout_gbitps", "host_link_gbps",
                 "exp_tera_per_s", "power_w", "price_per_gpu_hour"):
         value = getattr(spec.cluster, key, None)
         if value is not None:
@@ -402,8 +402,8 @@ def whatif(
         [], "--vary", metavar="KNOB=RANGE",
         help="A hardware knob and its values: KNOB=V1,V2,... | KNOB=LO:HI:N | KNOB=LO:HI:N:log. Knobs: hbm_gb, "
              "hbm_tbps, peak_scale, nvlink_gbps, nvlink_domain, gpus_per_node, scaleout_gbitps, "
-             "host_link_gbps, exp_tera_per_s, price_per_gpu_hour, power_w, num_gpus (serving and DLRM: not "
-             "host_link_gbps, exp_tera_per_s). Repeat for a grid.",
+             "host_link_gbps, exp_tera_per_s, l2_mb, price_per_gpu_hour, power_w, num_gpus (serving and DLRM: not "
+             "host_link_gbps, exp_tera_per_s; l2_mb: DLRM only). Repeat for a grid.",
     ),
     max_itl_ms: float | None = typer.Option(
         None, "--max-itl-ms", help="Serving: keep only plans whose time per output token is at most this (ms)."),

@@ -76,13 +76,15 @@ DLRM_KINDS = ("dlrm_train", "dlrm_inference")
 #: Knobs only LLM and ViT training use (serving and DLRM neither offload activations nor model
 #: the softmax units).
 TRAINING_ONLY_KNOBS = ("host_link_gbps", "exp_tera_per_s")
+#: Knobs only the DLRM model uses (the L2 cache that serves its embedding lookups).
+DLRM_ONLY_KNOBS = ("l2_mb",)
 #: Default DLRM plans besides the embedding shardings and planners: the MLPs' tensor-parallel
 #: degree and ZeRO (0: data parallel, 3: FSDP).
 DLRM_PARALLEL: dict[str, list[int]] = {"tp": [1, 2, 4, 8], "zero": [0, 3]}
 
 #: Knobs of the sensitivity analysis, in output order.
 SENSITIVITY_KNOBS = ("peak_scale", "hbm_tbps", "hbm_gb", "nvlink_gbps", "scaleout_gbitps", "nvlink_domain",
-                     "exp_tera_per_s")
+                     "exp_tera_per_s", "l2_mb")
 #: What each knob stands for (the resource).
 RESOURCE = {
     "peak_scale": "compute (peak FLOP/s)",
@@ -94,6 +96,7 @@ RESOURCE = {
     "gpus_per_node": "GPUs per server",
     "host_link_gbps": "host link bandwidth",
     "exp_tera_per_s": "softmax exponential rate",
+    "l2_mb": "L2 cache",
     "price_per_gpu_hour": "price",
     "power_w": "power limit",
     "num_gpus": "GPU count",
@@ -102,7 +105,7 @@ RESOURCE = {
 UNITS = {
     "hbm_gb": "GiB", "hbm_tbps": "TB/s", "peak_scale": "x", "nvlink_gbps": "GB/s",
     "nvlink_domain": "GPUs", "gpus_per_node": "GPUs", "scaleout_gbitps": "Gbit/s", "host_link_gbps": "GB/s",
-    "exp_tera_per_s": "T/s",
+    "exp_tera_per_s": "T/s", "l2_mb": "MiB",
     "price_per_gpu_hour": "USD/GPU-h", "power_w": "W", "num_gpus": "GPUs",
 }
 #: NVLink domain sizes the sensitivity steps between (HGX servers, NVL36/72/144/576 racks).
@@ -481,6 +484,7 @@ def base_knob_values(scenario: Scenario) -> dict[str, float]:
         "scaleout_gbitps": hw.scaleout_bw * 8.0 / 1e9,
         "host_link_gbps": hw.host_link_bw * 2.0 / 1e9,
         "exp_tera_per_s": hw.exp_rate / 1e12,
+        "l2_mb": hw.l2_bytes / 2.0**20,
         "price_per_gpu_hour": hw.price_per_gpu_hour,
         "power_w": hw.power_w,
         "num_gpus": float(scenario.cluster.num_gpus),
@@ -663,6 +667,9 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
                                   f"nor models the softmax units; {'serving' if serving else 'DLRM'} knobs: "
                                   + ", ".join(k for k in VARY_KNOBS if k not in TRAINING_ONLY_KNOBS))
                      for k in vary if k in TRAINING_ONLY_KNOBS]
+    if spec.kind not in DLRM_KINDS:
+        problems += [FieldProblem(f"vary.{k}", repr(k), "a DLRM knob: only the DLRM model has an L2 cache term "
+                                  "(its embedding lookups)") for k in vary if k in DLRM_ONLY_KNOBS]
     if problems:
         raise InputError(problems)
     grids = {k: _check_values(k, v, f"vary.{k}", v) for k, v in vary.items()}
@@ -811,7 +818,8 @@ def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | N
     step = float(rel_step)
     rows = []
     llm_training = space.kind in ("llm_train", "vit_train", "vit_inference")
-    knobs = [k for k in SENSITIVITY_KNOBS if llm_training or k not in TRAINING_ONLY_KNOBS]
+    knobs = [k for k in SENSITIVITY_KNOBS if (llm_training or k not in TRAINING_ONLY_KNOBS)
+             and (space.kind in DLRM_KINDS or k not in DLRM_ONLY_KNOBS)]
     rate = throughput(space.kind).rate
     lows, highs = [], []
     for k in knobs:
@@ -1114,6 +1122,7 @@ def knob_label(name: str) -> str:
         "scaleout_gbitps": "scale-out bandwidth (Gbit/s per GPU)",
         "host_link_gbps": "host link bandwidth (GB/s per GPU)",
         "exp_tera_per_s": "softmax exponentials (1e12/s per GPU)",
+        "l2_mb": "L2 cache (MiB per GPU)",
         "price_per_gpu_hour": "price (USD per GPU-hour)",
         "power_w": "power limit (W per GPU)",
         "num_gpus": "GPUs",

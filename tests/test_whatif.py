@@ -463,6 +463,11 @@ def test_dlrm_what_if_ranks_sharding_plans_by_samples_per_s():
     assert sens.loc["scaleout_gbitps", "elasticity"] >= 0.0
     with pytest.raises(InputError, match="vary.host_link_gbps"):
         whatif(DLRM, {"host_link_gbps": [64.0]})
+    assert sens.loc["l2_mb", "base"] == 40.0  # the A100's L2, a DLRM knob
+    cache = whatif(DLRM, {"l2_mb": [0.0, 40.0, 160.0]}).points.sort_values("l2_mb")["best_samples_per_s_per_gpu"]
+    assert np.all(np.diff(cache.to_numpy()) >= 0.0) and cache.iloc[-1] > cache.iloc[0]
+    with pytest.raises(InputError, match="vary.l2_mb.*DLRM"):
+        whatif(SMALL, {"l2_mb": [40.0, 80.0]})
 
 
 def test_cli_whatif_dlrm_case_prints_samples(tmp_path):

@@ -87,6 +87,7 @@ METRICS: dict[str, tuple[str, str, float]] = {
     "hw.scaleout_gbitps": ("scale-out bandwidth", "Gbit/s", 1.0),
     "hw.host_link_gbps": ("host link bandwidth", "GB/s", 1.0),
     "hw.exp_tera_per_s": ("exponential rate (softmax)", "T/s", 1.0),
+    "hw.l2_mb": ("L2 cache", "MiB", 1.0),
     "hw.power_w": ("power per GPU", "W", 1.0),
     "hw.price_per_gpu_hour": ("price", "USD per GPU-hour", 1.0),
     "hw.peak_scale": ("peak compute scale", "", 1.0),

@@ -28,7 +28,7 @@ given value and what is allowed; the scenario part is validated by
 
 Units: knob values are in the units of their names (``hbm_gb`` GiB = 2**30 bytes, ``hbm_tbps``
 TB/s, ``nvlink_gbps`` GB/s per GPU both directions, ``scaleout_gbitps`` Gbit/s per GPU one
-direction, ``host_link_gbps`` GB/s per GPU both directions, ``power_w`` W, ``price_per_gpu_hour`` USD, ``peak_scale`` a factor,
+direction, ``host_link_gbps`` GB/s per GPU both directions, ``l2_mb`` MiB (2**20 bytes), ``power_w`` W, ``price_per_gpu_hour`` USD, ``peak_scale`` a factor,
 ``nvlink_domain`` GPUs); :func:`hardware_columns` converts them to the SI cost-model columns.
 Global batches are in sequences (``tokens`` are converted with ``tokens // seq_len``);
 ``train_tokens`` is in tokens.
@@ -76,13 +76,15 @@ KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
                        "bytes/s; what activation offloading copies over; training only)"),
     "exp_tera_per_s": (("exp_rate",), "exponentials per second per GPU, 1e12 (exp_rate = x * 1e12; the "
                        "special-function units that run the softmax of fused attention; training only)"),
+    "l2_mb": (("l2_bytes",), "MiB of L2 cache per GPU (l2_bytes = x * 2**20; 0 = none; what serves a DLRM's "
+              "embedding lookups of the rows it holds; DLRM only)"),
     "price_per_gpu_hour": (("price_per_gpu_hour",), "USD per GPU-hour"),
     "power_w": (("power_w",), "W per GPU"),
 }
 #: Knobs whose values must be whole numbers.
 INTEGER_KNOBS = ("nvlink_domain", "gpus_per_node")
 #: Knobs that may be 0 (all others must be > 0).
-NONNEGATIVE_KNOBS = ("price_per_gpu_hour",)
+NONNEGATIVE_KNOBS = ("price_per_gpu_hour", "l2_mb")
 
 #: Metrics an objective may name (every one is a cost-model output except ``num_gpus``, an
 #: input, and ``time_to_train_s`` = train_tokens / tokens_per_s).
@@ -381,6 +383,7 @@ class HardwareSpace(Spec):
     scaleout_gbitps: KnobSpec | None = None
     host_link_gbps: KnobSpec | None = None
     exp_tera_per_s: KnobSpec | None = None
+    l2_mb: KnobSpec | None = None
     price_per_gpu_hour: KnobSpec | None = None
     power_w: KnobSpec | None = None
 
@@ -654,6 +657,7 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any],
     nvlink_domain is set too;
     scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; host_link_gbps -> host_link_bw =
     x * 1e9 / 2 bytes/s (one direction); exp_tera_per_s -> exp_rate = x * 1e12 exponentials/s;
+    l2_mb -> l2_bytes = x * 2**20 bytes;
     price_per_gpu_hour (USD) and power_w (W) as they are. ``price_model`` then prices the point
     (:class:`PriceModelSpec`): each listed knob's ratio is that of the column it sets to
     ``base``'s (peak_scale: the factor itself).
@@ -690,6 +694,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any],
         out["host_link_bw"] = value("host_link_gbps") * 1e9 / 2.0
     if "exp_tera_per_s" in knobs:
         out["exp_rate"] = value("exp_tera_per_s") * 1e12
+    if "l2_mb" in knobs:
+        out["l2_bytes"] = value("l2_mb") * 2.0**20
     if "price_per_gpu_hour" in knobs:
         out["price_per_gpu_hour"] = value("price_per_gpu_hour")
     if "power_w" in knobs:
@@ -904,6 +910,10 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
         problems.append(FieldProblem("hardware.exp_tera_per_s", short(spec.hardware.exp_tera_per_s),
                                      f"only the training attention model uses the exponential rate; {kind} runs "
                                      "keep their fitted attention numbers"))
+    if spec.hardware.l2_mb is not None and kind not in ("dlrm_train", "dlrm_inference"):
+        problems.append(FieldProblem("hardware.l2_mb", short(spec.hardware.l2_mb),
+                                     f"only the DLRM model has an L2 cache term (its embedding lookups); {kind} "
+                                     "runs do not use it"))
     if "time_to_train_s" in metrics and spec.train_tokens is None:
         i = metrics.index("time_to_train_s")
         problems.append(FieldProblem(f"objectives.{i}.metric", "'time_to_train_s'",

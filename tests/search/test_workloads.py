@@ -521,3 +521,16 @@ def test_a_serving_space_can_trade_throughput_for_average_power(tmp_path):
     assert len(front) > 1
     top = front.loc[front["tokens_per_s_per_gpu"].idxmax()]
     assert front["power_per_gpu_w"].min() < top["power_per_gpu_w"]
+
+
+def test_l2_cache_knob_sets_the_column_and_only_a_dlrm_takes_it():
+    from dse.search.space import hardware_columns
+
+    assert hardware_columns({"l2_bytes": 1.0}, {"l2_mb": 126})["l2_bytes"] == 126 * 2**20
+    assert hardware_columns({"l2_bytes": 1.0}, {"l2_mb": 0})["l2_bytes"] == 0.0  # no cache is a value
+    got = problems(SERVING, hardware={"l2_mb": {"values": [50, 126]}})
+    assert "only the DLRM model has an L2 cache term" in got["hardware.l2_mb"]
+    s = space(DLRM, hardware={"l2_mb": {"values": [0, 50, 200]}})
+    rows = {mb: score_point(s, 16, {"l2_mb": float(mb)}) for mb in (0, 50, 200)}
+    best = [float(rows[mb]["samples_per_s"].max()) for mb in (0, 50, 200)]
+    assert best[0] < best[1] <= best[2] * (1 + 1e-9)  # the lookups of the rows it holds skip HBM
