@@ -507,27 +507,46 @@ def _unique_rows(rows, samples, pool, alpha, split=1.0):
     rows/split (1 - exp(-samples/rows))). ``samples``, ``alpha`` and ``split`` per configuration
     (N x 1, or scalars), ``rows`` and ``pool`` per table type (1 x T, or scalars): the fraction is
     computed once per distinct (samples, alpha, split), of which a search has few."""
-    rows = np.maximum(rows, 1.0)
-    if np.ndim(rows) <= 2 and np.shape(rows)[:1] in ((), (1,)) and np.shape(pool)[:1] in ((), (1,)):
-        groups = _per_configuration(samples, alpha, split)
-        if groups is not None:
-            u, inverse = groups
-            row, p = np.broadcast_arrays(np.reshape(rows, -1), np.reshape(pool, -1))
-            table = _touched_rows_memo(row.astype(float), p.astype(float), u)
-            return np.take(table, inverse, axis=0).reshape(len(inverse), *np.shape(rows)[1:])
-    return rows / split * _touched_fraction(rows, samples, pool, alpha)
+    per_type = _per_type(rows, pool)
+    if per_type is not None:
+        row, p, _ = per_type
+        table = _grouped("touched", row.tobytes() + p.tobytes(), (samples, alpha, split), lambda m: row[None, :] / m[:, 2:3]
+                         * _touched_fraction(row[None, :], m[:, 0:1], p[None, :], m[:, 1:2]))
+        if table is not None:
+            return table.reshape(np.broadcast_shapes(*map(np.shape, (rows, samples, pool, alpha, split))))
+    return np.maximum(rows, 1.0) / split * _touched_fraction(np.maximum(rows, 1.0), samples, pool, alpha)
 
 
-#: Rows touched per (tables, samples, exponent, split): the same few recur across the plans of
-#: one evaluation and across evaluations of one model (a pure function's memo, bounded).
+#: Per-type values (touched rows, L2 misses) per (tables, samples, exponent, split, cache): the
+#: same few recur across the plans of one evaluation and across evaluations of one model (a pure
+#: function's memo, bounded).
 _TOUCHED: dict[tuple, np.ndarray] = {}
 _TOUCHED_MAX = 1 << 16
 
 
-def _memo(kind: str, tables: bytes, u: np.ndarray, compute) -> np.ndarray:
-    """Per-type values of the configurations' distinct rows ``u``: ``compute(u[missing])`` (one
-    row of per-type values for each) for the rows not yet in :data:`_TOUCHED`, under ``kind``
-    and the tables' bytes."""
+def _per_type(rows, pool, width=1.0):
+    """The 1-D (rows, pool, width) of tables given per table type (1 x T or scalars), or None
+    when they vary per configuration."""
+    if any(np.ndim(x) > 2 or np.shape(x)[:1] not in ((), (1,)) for x in (rows, pool, width)):
+        return None
+    shape = np.broadcast_shapes(np.shape(rows), np.shape(pool), np.shape(width))
+    return tuple(np.broadcast_to(np.asarray(x, float), shape).reshape(-1).copy() for x in
+                 (np.maximum(rows, 1.0), pool, width))
+
+
+def _grouped(kind: str, tables: bytes, cols, compute):
+    """``compute(u)`` (one row of per-type values per row of u) for each configuration's row of
+    the per-configuration columns ``cols`` (N x 1 or scalars), once per distinct row and
+    memoized in :data:`_TOUCHED` under ``kind`` and the tables' bytes; None when ``cols`` are
+    not per-configuration columns."""
+    if all(np.size(x) == 1 for x in cols):  # one configuration (a loop)
+        n = max((np.shape(x)[0] for x in cols if np.ndim(x) == 2), default=1)
+        u, inverse = np.array([[float(np.reshape(x, -1)[0]) for x in cols]]), np.zeros(n, dtype=np.int64)
+    else:
+        groups = _per_configuration(*cols)
+        if groups is None:
+            return None
+        u, inverse = groups
     keys = [(kind, tables, *map(float, r)) for r in u]
     if len(_TOUCHED) + len(keys) > _TOUCHED_MAX:
         _TOUCHED.clear()  # before the look-up: every key asked for is then present below
@@ -535,13 +554,7 @@ def _memo(kind: str, tables: bytes, u: np.ndarray, compute) -> np.ndarray:
     if missing:
         for i, v in zip(missing, compute(u[missing])):
             _TOUCHED[keys[i]] = v
-    return np.stack([_TOUCHED[k] for k in keys])
-
-
-def _touched_rows_memo(rows: np.ndarray, pool: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """:func:`_unique_rows` of 1-D ``rows``/``pool`` for each row (samples, alpha, split) of ``u``."""
-    return _memo("touched", rows.tobytes() + pool.tobytes(), u, lambda m: rows[None, :] / m[:, 2:3] * _touched_fraction(
-        rows[None, :], m[:, 0:1], pool[None, :], m[:, 1:2]))
+    return np.take(np.stack([_TOUCHED[k] for k in keys]), inverse, axis=0)
 
 
 #: A cache that holds fewer rows than this many samples touch is taken to miss every lookup (its
@@ -593,23 +606,19 @@ def _rows_and_misses(rows, samples, pool, width, alpha, cache_elems, split=1.0):
     ``split`` and cache size in elements (``cache_elems``, N x 1 or scalars: L2 bytes x the
     caches serving a table / bytes per element; a table's cache rows ``cache_elems / width``):
     both computed once per distinct (samples, alpha, split, cache) of a search and memoized."""
-    rows, pool, width = (np.broadcast_to(np.asarray(x, float).reshape(1, -1), np.broadcast_shapes(
-        np.shape(rows), np.shape(pool), np.shape(width))).reshape(-1) for x in (rows, pool, width))
-    rows = np.maximum(rows, 1.0)
-    cols = (samples, alpha, split, cache_elems)
-    if all(np.size(x) == 1 for x in cols):  # one configuration (a loop): memoized as well
-        n = max((np.shape(x)[0] for x in cols if np.ndim(x) == 2), default=1)
-        u, inverse = np.array([[float(np.reshape(x, -1)[0]) for x in cols]]), np.zeros(n, dtype=np.int64)
-    else:
-        u, inverse = _per_configuration(*cols)
+    row, p, w = _per_type(rows, pool, width)
 
     def compute(m):
         S, a, k = m[:, 0:1], m[:, 1:2], m[:, 2:3]
-        touched = rows[None, :] / k * _touched_fraction(rows[None, :], S, pool[None, :], a)
-        return np.hstack([touched, lru_miss_fraction(rows[None, :], S, pool[None, :], a, m[:, 3:4] / width[None, :])])
+        touched = row[None, :] / k * _touched_fraction(row[None, :], S, p[None, :], a)
+        return np.hstack([touched, lru_miss_fraction(row[None, :], S, p[None, :], a, m[:, 3:4] / w[None, :])])
 
-    table = np.take(_memo("rows+l2", rows.tobytes() + pool.tobytes() + width.tobytes(), u, compute), inverse, axis=0)
-    return table[:, :len(rows)], table[:, len(rows):]
+    table = _grouped("rows+l2", row.tobytes() + p.tobytes() + w.tobytes(), (samples, alpha, split, cache_elems),
+                     compute)
+    if table is None:  # columns that are not per configuration: element by element
+        return (_unique_rows(rows, samples, pool, alpha, split),
+                lru_miss_fraction(rows, samples, pool, alpha, np.asarray(cache_elems) / width))
+    return table[:, :len(row)], table[:, len(row):]
 
 
 def table_types(model: Mapping[str, Any]) -> dict[str, np.ndarray]:
