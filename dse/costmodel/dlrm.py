@@ -18,8 +18,10 @@ step, with b samples per GPU, n GPUs and B = b*n:
 * interaction: ``dot`` is a batched Gram matrix, 2*(T+1)^2*d FLOPs per sample, HBM bound in
   practice; ``dcnv2`` cross layers are GEMMs (D0 x D0, or D0 x r and r x D0) plus 4 elementwise
   passes over D0 per layer.
-* embeddings, HBM bound: forward gathers every looked-up row (lookups x d x storage bytes) at the
-  random-access efficiency ``eff_gather`` and writes the pooled vectors; backward reads the
+* embeddings, HBM bound: forward gathers every looked-up row (lookups x d x storage bytes), from
+  HBM at the random-access efficiency ``eff_gather`` those the GPU's L2 (``l2_bytes``) misses
+  (:func:`lru_miss_fraction`: the hottest rows of each table stay cached), and writes the
+  pooled vectors; backward reads the
   pooled gradient once per lookup, sorts the indices and read-modify-writes every *touched* row
   (plus its optimizer state: SGD none, Adagrad one fp32 value per element, row-wise Adagrad one
   per row, Adam two per element). Touched rows (:func:`_unique_rows`): a sample's lookups into a
