@@ -1220,7 +1220,10 @@ def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:
     ecode = np.round(c["emb_optimizer"])
     st_el = np.select([ecode == 1, ecode == 3], [4.0, 8.0], 0.0)  # state bytes per element
     st_row = np.where(ecode == 2, 4.0, 0.0)  # row-wise Adagrad: one fp32 per row
-    upd_rand = g_el * xb + emb["uniq_elems"] * 2.0 * (eb + st_el) + emb["uniq_rows"] * 2.0 * st_row
+    # each lookup reads its sample's pooled gradient: uniform over the gradients the GPU received
+    # (out_el values, read once in full below), an LRU L2 of l2_bytes holds l2_bytes / that of them
+    held = np.clip(c["l2_bytes"] / np.maximum(out_el * xb, 1.0), 0.0, 1.0)
+    upd_rand = g_el * xb * (1.0 - held) + emb["uniq_elems"] * 2.0 * (eb + st_el) + emb["uniq_rows"] * 2.0 * st_row
     emb_b = np.where(fz_emb, 0.0, upd_rand / gat + (lookups * SORT_BYTES_PER_LOOKUP + out_el * xb) / hbm)
 
     # ---------------------------------------------------------------- communication
