@@ -10,7 +10,8 @@ queues their parameters again, so the study finishes every configuration once.
 A RUNNING trial is stale when
 
 * its worker ran on this machine (same host name, boot and PID namespace) and that process is
-  gone: known at once, so a restart after a kill resumes without waiting;
+  gone: known at once, so a restart after a kill resumes without waiting out a grace period
+  (the reaper only lets the dead worker's last writes land, ``Reaper.settle``, 1 s);
 * its worker's beat has not moved for ``grace`` seconds of the reaper's own clock (a host that
   died or lost its network): no clock is compared across hosts, so skew does not matter;
 * its worker has finished (``done``) and still holds it: it left its trial loop between
@@ -188,10 +189,15 @@ class Reaper:
     ``grace`` (seconds) is how long a remote worker's beat, or an unclaimed RUNNING trial, may
     stay unchanged before it counts as dead. The reaper remembers what it saw with its own
     monotonic clock, so its verdict on remote workers needs two looks ``grace`` apart.
+    ``settle`` (seconds) is how long it waits, once it has found stale trials, before it reads
+    and fails them: a killed worker's last write (a parameter it had sent, whose COMMIT the
+    database still carries out after the client is gone) lands in that time and goes with the
+    retry, instead of landing on a trial already failed and read without it.
     """
 
     study: Any
     grace: float = 30.0
+    settle: float = 1.0
     own: str | None = None  # the reaping worker's own record key (never reaped)
     _beats: dict[str, tuple[int, float]] = field(default_factory=dict)
     _unclaimed: dict[int, float] = field(default_factory=dict)
@@ -251,6 +257,8 @@ class Reaper:
                 stale.append(trial)
         numbers = {t.number for t in running}
         self._unclaimed = {n: seen for n, seen in self._unclaimed.items() if n in numbers}
+        if stale and self.settle > 0:
+            time.sleep(self.settle)  # the dead workers' last commits land (see the class docstring)
         failed = []
         storage = self.study._storage
         for trial in stale:
@@ -264,7 +272,7 @@ class Reaper:
             # read the trial again now that it is failed: the list above was fetched before the
             # owner was found dead, and a worker killed meanwhile may have written parameters in
             # between (they would be lost to the retry). Past the owner's death nothing more lands
-            # but a commit it had already sent.
+            # but a commit it had already sent, which the settle above waited for.
             trial = storage.get_trial(trial._trial_id)
             # a re-queued trial that died before suggesting has its configuration only in the
             # parameters it was queued with (Optuna keeps them as the "fixed_params" attribute)

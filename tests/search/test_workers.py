@@ -73,6 +73,32 @@ def test_parameters_written_while_the_reaper_looks_go_with_the_retry(tmp_path, m
     assert set(retry.system_attrs["fixed_params"]) == {"x", "y"}
 
 
+def test_a_write_that_lands_after_the_owner_died_goes_with_the_retry(tmp_path, monkeypatch):
+    """A killed worker's last parameter, sent before it died, may reach the storage after the
+    reaper found it dead (the database completes a COMMIT it had received): the reaper settles
+    before failing and reading the trial, so the retry carries it (CI flake: a failed trial with
+    parameters and no retry)."""
+    import dse.search.workers as workers
+
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    record(study, "gone", machine_key(), dead_pid(), [trial.number])
+    waits = []
+
+    def settle(seconds):  # the owner's in-flight commit lands while the reaper waits
+        waits.append(seconds)
+        trial.suggest_int("y", 1, 8)
+
+    monkeypatch.setattr(workers.time, "sleep", settle)
+    assert Reaper(study, grace=3600, settle=0.5).reap() == [trial.number]
+    assert waits == [0.5]
+    (retry,) = waiting(study)
+    assert set(retry.system_attrs["fixed_params"]) == {"x", "y"}
+    # nothing stale: no wait
+    assert Reaper(study, grace=3600, settle=0.5).reap() == [] and waits == [0.5]
+
+
 def test_live_local_worker_keeps_its_trials(tmp_path):
     study = make_study(tmp_path)
     trial = study.ask()
