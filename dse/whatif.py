@@ -1307,8 +1307,16 @@ def _curve_figure(result: WhatIf) -> Any:
     if positive and x.max() / x.min() > 10:
         pow2 = bool(np.allclose(np.log2(x), np.round(np.log2(x))))
         bottom.set_xscale("log", base=2 if pow2 else 10)
-    if x.size <= 9:
-        bottom.xaxis.set_major_locator(ticker.FixedLocator(x))
+    if x.size <= 9:  # a tick at each value, but none closer than 1/12 of the axis to the last
+        ticks, pos = np.unique(x), np.unique(x)
+        if bottom.get_xscale() == "log":
+            pos = np.log(pos)
+        kept, last = [ticks[0]], pos[0]
+        for value, at in zip(ticks[1:], pos[1:]):
+            if at - last >= (pos[-1] - pos[0]) / 12.0:
+                kept.append(value)
+                last = at
+        bottom.xaxis.set_major_locator(ticker.FixedLocator(kept))
         bottom.xaxis.set_minor_locator(ticker.NullLocator())
         bottom.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: _fmt_value(v)))
     else:
