@@ -202,7 +202,8 @@ class TrialLoop:
     ``ctx.study_trials`` completed ones (whichever is set and comes first), or at the timeout.
     It registers this process as a worker with a heartbeat (:mod:`dse.search.workers`), marks
     the trials it asks as held, and every ``heartbeat`` seconds reaps trials that dead workers
-    left RUNNING (failed, and their parameters queued again).
+    left RUNNING (failed, and their parameters queued again) and queues again the failed trials
+    of a reaper that died before it queued them.
     """
 
     def __init__(self, ctx: SearchContext, study, report: DriverReport):
@@ -226,9 +227,9 @@ class TrialLoop:
 
     def _reap(self) -> None:
         self.last_reap = time.monotonic()
-        failed = self.reaper.reap()
-        if failed:
-            self.report.requeued += len(failed)
+        requeued = self.reaper.repair() + self.reaper.reap()
+        if requeued:
+            self.report.requeued += len(requeued)
 
     def next_batch(self) -> int:
         """How many trials to ask now (0: stop)."""

@@ -24,6 +24,14 @@ after that worker wrote ``asking``, so the records read next show it asking or h
 
 Only one reaper can fail a given trial (the storage refuses to finish a finished trial), and
 only the one that did queues it again, so a trial is re-queued once.
+
+Failing a trial and queuing it again are two writes. A reaper states what it is about to fail
+first, in ``dse:reaping:<id>`` (the trial numbers; empty once every retry is queued), so a reaper
+killed between the two writes leaves the list behind. :meth:`Reaper.repair` queues such a failed
+trial whose retry is missing: at once when the reaper's worker has finished or its process is
+gone, otherwise when the list has stood unchanged for ``grace`` seconds (a live reaper empties it
+within milliseconds). Two reapers repairing the same list in the same instant may both queue
+it: a configuration scored twice, never one lost.
 """
 
 from __future__ import annotations
@@ -38,6 +46,10 @@ from typing import Any
 
 #: Prefix of the study user attributes holding the worker records.
 PREFIX = "dse:worker:"
+#: Prefix of the study user attributes holding the trials a reaper is failing and queuing again.
+REAPING = "dse:reaping:"
+#: User attribute of a queued retry: the number of the trial it repeats.
+RETRY_OF = "dse_retry_of"
 
 
 def _read(path: str) -> str:
@@ -192,7 +204,9 @@ class Reaper:
     ``settle`` (seconds) is how long it waits, once it has found stale trials, before it reads
     and fails them: a killed worker's last write (a parameter it had sent, whose COMMIT the
     database still carries out after the client is gone) lands in that time and goes with the
-    retry, instead of landing on a trial already failed and read without it.
+    retry, instead of landing on a trial already failed and read without it. ``grace`` is also
+    how long another reaper's list of trials it is failing may stand unchanged before
+    :meth:`repair` takes it as abandoned.
     """
 
     study: Any
@@ -201,6 +215,13 @@ class Reaper:
     own: str | None = None  # the reaping worker's own record key (never reaped)
     _beats: dict[str, tuple[int, float]] = field(default_factory=dict)
     _unclaimed: dict[int, float] = field(default_factory=dict)
+    _intents: dict[str, tuple[tuple[int, ...], float]] = field(default_factory=dict)
+    #: the study user attribute where this reaper lists the trials it is failing
+    intent_key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        own = self.own[len(PREFIX):] if self.own and self.own.startswith(PREFIX) else None
+        self.intent_key = REAPING + (own or uuid.uuid4().hex[:12])
 
     def dead_workers(self, found: dict[str, dict], now: float) -> set[str]:
         dead = set()
@@ -261,6 +282,8 @@ class Reaper:
             time.sleep(self.settle)  # the dead workers' last commits land (see the class docstring)
         failed = []
         storage = self.study._storage
+        if stale:  # what this call fails, for a repair if it dies before queuing them again
+            self.study.set_user_attr(self.intent_key, sorted(t.number for t in stale))
         for trial in stale:
             try:
                 if not storage.set_trial_state_values(trial._trial_id, state=TrialState.FAIL):
@@ -276,7 +299,55 @@ class Reaper:
             trial = storage.get_trial(trial._trial_id)
             # a re-queued trial that died before suggesting has its configuration only in the
             # parameters it was queued with (Optuna keeps them as the "fixed_params" attribute)
-            params = {**(trial.system_attrs.get("fixed_params") or {}), **trial.params}
-            if params:
-                self.study.enqueue_trial(params, user_attrs={"dse_retry_of": trial.number})
+            self._queue_again(trial)
+        if stale:
+            self.study.set_user_attr(self.intent_key, [])
         return failed
+
+    def _queue_again(self, trial) -> bool:
+        """Queue a failed trial's configuration as a new trial; False when it has none."""
+        # a re-queued trial that died before suggesting has its configuration only in the
+        # parameters it was queued with (Optuna keeps them as the "fixed_params" attribute)
+        params = {**(trial.system_attrs.get("fixed_params") or {}), **trial.params}
+        if params:
+            self.study.enqueue_trial(params, user_attrs={RETRY_OF: trial.number})
+        return bool(params)
+
+    def repair(self) -> list[int]:
+        """Queue again the failed trials whose reaper died before it queued them; return their
+        numbers. See the module docstring for when a reaper's list counts as abandoned."""
+        from optuna.trial import TrialState
+
+        attrs = self.study.user_attrs
+        lists = {k: tuple(v) for k, v in attrs.items()
+                 if k.startswith(REAPING) and k != self.intent_key and isinstance(v, list) and v}
+        self._intents = {k: seen for k, seen in self._intents.items() if k in lists}
+        if not lists:
+            return []
+        now = time.monotonic()
+        due = []
+        for key, numbers in lists.items():
+            owner = attrs.get(PREFIX + key[len(REAPING):])
+            gone = isinstance(owner, dict) and (owner.get("done") or local_worker_gone(owner) is True)
+            seen = self._intents.get(key)
+            if seen is None or seen[0] != numbers:
+                self._intents[key] = seen = (numbers, now)
+            if gone or now - seen[1] >= self.grace:
+                due.append(key)
+        if not due:
+            return []
+        trials = self.study.get_trials(deepcopy=False)
+        retried = {t.user_attrs.get(RETRY_OF) for t in trials}
+        by_number = {t.number: t for t in trials}
+        queued = []
+        for key in due:
+            for number in lists[key]:
+                trial = by_number.get(number)
+                if trial is None or trial.state != TrialState.FAIL or number in retried:
+                    continue  # still running (the usual reaping takes it), told, or queued
+                if self._queue_again(trial):
+                    queued.append(number)
+                    retried.add(number)
+            self.study.set_user_attr(key, [])
+            self._intents.pop(key, None)
+        return queued

@@ -14,7 +14,8 @@ import pytest
 from optuna.trial import TrialState
 
 from dse.search.storage import journal_storage
-from dse.search.workers import PREFIX, Reaper, Worker, machine_key, process_alive, process_start
+from dse.search.workers import (PREFIX, REAPING, RETRY_OF, Reaper, Worker, machine_key, process_alive,
+                                process_start)
 
 
 def make_study(tmp_path, name="s"):
@@ -273,3 +274,86 @@ def test_a_finished_remote_worker_that_still_holds_trials_is_reaped_without_wait
                                          "beat": 3, "trials": [trial.number], "done": True})
     assert Reaper(study, grace=3600).reap() == [trial.number]
     assert len(waiting(study)) == 1
+
+
+KILLED_REAPER = """
+import os, signal, sys
+import optuna
+from dse.search.storage import journal_storage
+from dse.search.workers import Reaper, Worker
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+study = optuna.load_study(study_name="s", storage=journal_storage(sys.argv[1]))
+study.enqueue_trial = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)  # dies between the writes
+with Worker(study, interval=10) as worker:
+    Reaper(study, grace=3600, settle=0.0, own=worker.key).reap()
+"""
+
+
+def test_a_reaper_killed_between_failing_and_queuing_a_trial_has_it_queued_once_by_another(tmp_path):
+    """Failing a stale trial and queuing it again are two writes: a reaper SIGKILLed between them
+    leaves its list of trials behind, and the next reaper queues the failed one (at once: the
+    killed reaper's process is gone), once."""
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    record(study, "gone", machine_key(), dead_pid(), [trial.number])
+    child = subprocess.run([sys.executable, "-c", KILLED_REAPER, str(tmp_path / "study.journal")],
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == -9, child.stderr
+    study = optuna.load_study(study_name="s", storage=journal_storage(tmp_path / "study.journal"))
+    assert study.trials[trial.number].state == TrialState.FAIL and not waiting(study)  # the gap
+    (left,) = [k for k, v in study.user_attrs.items() if k.startswith(REAPING)]
+    assert study.user_attrs[left] == [trial.number]
+    other = optuna.load_study(study_name="s", storage=journal_storage(tmp_path / "study.journal"))
+    first, second = Reaper(study, grace=3600).repair(), Reaper(other, grace=3600).repair()
+    assert first + second == [trial.number]
+    (retry,) = waiting(study)
+    assert retry.system_attrs["fixed_params"] == study.trials[trial.number].params
+    assert retry.user_attrs[RETRY_OF] == trial.number
+    assert study.user_attrs[left] == []
+
+
+def test_a_live_reapers_list_is_left_alone_for_the_grace(tmp_path):
+    """A live reaper empties its list milliseconds after writing it: another reaper queues what
+    it lists only once the list has stood unchanged for the grace (the reaper hung or died on
+    another host)."""
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    study.tell(trial, state=TrialState.FAIL)
+    with Worker(study, interval=10) as worker:
+        study.set_user_attr(REAPING + worker.id, [trial.number])
+        reaper = Reaper(study, grace=0.2)
+        assert reaper.repair() == []
+        time.sleep(0.25)
+        assert reaper.repair() == [trial.number]
+        assert reaper.repair() == []
+    assert len(waiting(study)) == 1
+
+
+def test_repair_queues_only_failed_trials_without_a_retry(tmp_path):
+    study = make_study(tmp_path)
+    running, queued, told = study.ask(), study.ask(), study.ask()
+    for t in (running, queued, told):
+        t.suggest_float("x", 0.0, 10.0)
+    study.tell(queued, state=TrialState.FAIL)
+    study.enqueue_trial(queued.params, user_attrs={RETRY_OF: queued.number})
+    study.tell(told, [1.0])
+    study.set_user_attr(PREFIX + "gone", {"host": machine_key(), "pid": dead_pid(), "started": "", "beat": 1,
+                                          "trials": [], "done": True})
+    study.set_user_attr(REAPING + "gone", [running.number, queued.number, told.number])
+    assert Reaper(study, grace=3600).repair() == []
+    assert study.trials[running.number].state == TrialState.RUNNING  # the usual reaping's, not this
+    assert len(waiting(study)) == 1 and study.user_attrs[REAPING + "gone"] == []
+
+
+def test_a_reap_empties_its_list(tmp_path):
+    study = make_study(tmp_path)
+    trial = study.ask()
+    trial.suggest_float("x", 0.0, 10.0)
+    record(study, "gone", machine_key(), dead_pid(), [trial.number])
+    reaper = Reaper(study, grace=3600)
+    assert reaper.reap() == [trial.number]
+    assert study.user_attrs[reaper.intent_key] == []
+    assert Reaper(study, grace=0.0).repair() == [] and len(waiting(study)) == 1
