@@ -92,6 +92,10 @@ class ModelSpec(Spec):
     tokens from the start of the query's W-token chunk (``chunked``; Llama 4). Every
     ``full_attention_every``-th layer attends to the whole context instead (GPT-OSS 2, Llama 4 4,
     Gemma 3 6); 0 windows every layer.
+
+    ``context_len`` is the longest sequence (prompt + output, tokens) the model serves: its trained
+    positions (``max_position_embeddings``), which serving engines refuse to exceed. Null leaves it
+    unchecked; ``seq_len`` is the training length, often shorter.
     """
 
     name: str = "custom"
@@ -105,6 +109,7 @@ class ModelSpec(Spec):
     ffn_act: Literal["gelu", "swiglu"] = "gelu"
     vocab: PositiveInt
     seq_len: PositiveInt
+    context_len: PositiveInt | None = None
     moe: MoESpec | None = None
     tied_embeddings: bool = False
     #: training applies dropout (GPT-3 and BERT as Megatron-LM trains them, p = 0.1): its masks

@@ -267,3 +267,32 @@ def test_first_tokens_wait_longer_with_more_clients():
     times = [ttft(c) for c in (1, 5, 25, 50)]
     assert times == sorted(times)
     assert times[-1] > 1.2 * times[0]
+
+
+# ---------------------------------------------------------------------------- context window
+def test_serving_beyond_the_models_context_window_is_infeasible_with_the_arithmetic():
+    df = dse.evaluate([
+        serving("at", model="llama2-7b", precision="bf16", input_len=3072, output_len=1024),
+        serving("over", model="llama2-7b", precision="bf16", input_len=3072, output_len=1025),
+        serving("longer", model={"preset": "llama2-7b", "context_len": 8192}, precision="bf16",
+                input_len=3072, output_len=1025),
+        serving("unchecked", model={"preset": "llama2-7b", "context_len": None}, precision="bf16",
+                input_len=8192, output_len=1024),
+    ])
+    assert list(df["feasible"]) == [True, False, True, True]
+    assert df["infeasible_mask"].iat[1] == wl.inf.CONTEXT_EXCEEDED  # nothing else is wrong with it
+    assert ("input_len 3072 + output_len 1025 = 4097 tokens exceed the model's context window of 4096"
+            in df["infeasible_reason"].iat[1])
+    # the same plan scores the same otherwise: only the flag differs
+    assert df["tokens_per_s"].iat[1] == pytest.approx(df["tokens_per_s"].iat[2], rel=1e-12)
+
+
+def test_released_presets_state_their_context_window_and_it_holds_their_training_length():
+    from dse.presets import model_table
+
+    presets = model_table()
+    for name in ("llama2-70b", "llama3-70b", "llama3.1-70b", "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b"):
+        spec = dse.load_scenario(serving(model=name, precision="bf16")).model
+        assert spec.context_len is not None and spec.context_len >= spec.seq_len, name
+    assert dse.load_scenario(serving(model="llama3.1-8b")).model.context_len == 131072
+    assert all(p.get("context_len") is None or p["context_len"] >= p["seq_len"] for p in presets.values())

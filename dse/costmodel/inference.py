@@ -181,6 +181,8 @@ CONTEXT_PARALLEL = 1 << 10
 KV_HEADS_TP = 1 << 11
 #: Extra infeasibility bit: the offered request rate exceeds what the plan can serve.
 RATE_EXCEEDS = 1 << 12
+#: Extra infeasibility bit: prompt + output exceed the model's context window.
+CONTEXT_EXCEEDED = 1 << 16
 
 #: Bisection steps (in log batch) that solve Little's law for an offered request rate.
 RATE_STEPS = 24
@@ -196,6 +198,8 @@ BATCH_GRID = 2.0 ** np.arange(0, 17)
 INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "input_len": (None, "prompt tokens per request (ISL)"),
     "output_len": (None, "generated tokens per request (OSL), >= 1"),
+    "context_len": (0.0, "the longest sequence (prompt + output) the model serves, tokens (its trained "
+                         "positions); 0 = not checked"),
     "batch": (0.0, "sequences in flight per model replica; 0 = choose the throughput-maximising "
                    "batch within memory (offline max throughput)"),
     "concurrency": (0.0, "upper bound on sequences in flight over the whole deployment (online clients, "
@@ -868,6 +872,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     flag(cp > 1, CONTEXT_PARALLEL)
     flag(kv_cache > kv_room(free) * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
     flag(saturated, RATE_EXCEEDS)
+    flag((c["context_len"] > 0) & (I + O > c["context_len"]), CONTEXT_EXCEEDED)
 
     # ------------------------------------------------------------------ metrics
     n_gpus = c["num_gpus"]

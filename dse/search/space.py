@@ -1046,6 +1046,13 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     if not any(m.layers >= p for p in par.pp):
         problems.append(FieldProblem("parallel.pp", str(par.pp),
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
+    serve = base.inference
+    if serve is not None and m.context_len is not None and serve.input_len + serve.output_len > m.context_len:
+        problems.append(FieldProblem(
+            "scenario.inference.input_len", str(serve.input_len),
+            f"input_len {serve.input_len} + output_len {serve.output_len} = {serve.input_len + serve.output_len} "
+            f"tokens exceed the context window of {m.name}, {m.context_len} tokens (model.context_len): "
+            "every plan would be refused"))
     drafts = par.speculative_tokens or []
     if any(k > 0 for k in drafts) and (base.inference is None or base.inference.draft_acceptance is None):
         problems.append(FieldProblem("parallel.speculative_tokens", str(drafts),

@@ -101,6 +101,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
     serving.update({
         "input_len": float(spec.input_len),
         "output_len": float(spec.output_len),
+        "context_len": float(scenario.model.context_len or 0),
         "batch": float(spec.batch or 0),
         "concurrency": float(spec.concurrency or 0),
         "request_rate": float(spec.request_rate or 0),
@@ -190,6 +191,11 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
         reasons.append(f"ep {_i(ep)} > 1 but the model has no experts")
     if mask & inf.CONTEXT_PARALLEL:
         reasons.append(f"cp {_i(cp)} > 1: context parallelism is not modelled for serving")
+    if mask & inf.CONTEXT_EXCEEDED:
+        reasons.append(f"input_len {_i(g('input_len'))} + output_len {_i(g('output_len'))} = "
+                       f"{_i(g('input_len') + g('output_len'))} tokens exceed the model's context window of "
+                       f"{_i(g('context_len'))} (model.context_len: the positions it was trained on; "
+                       "a serving engine refuses longer sequences)")
     if mask & inf.RATE_EXCEEDS:
         reasons.append(f"offered request_rate {g('request_rate'):.4g} req/s exceeds what the plan serves at "
                        f"its best batch ({_i(g('batch'))} per replica, {_i(dp)} replicas): "

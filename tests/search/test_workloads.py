@@ -154,6 +154,17 @@ def test_serving_grid_tries_speculative_decoding_when_the_scenario_states_an_acc
     assert small.loc[3.0] > 1.5 * small.loc[0.0]
 
 
+def test_a_serving_space_beyond_the_models_context_window_is_refused_before_any_work():
+    data = copy.deepcopy(SERVING)
+    data["scenario"]["model"] = "llama2-7b"
+    data["scenario"]["inference"] = {"input_len": 4000, "output_len": 200}
+    found = problems(data)
+    assert "4000 + output_len 200 = 4200 tokens exceed the context window of Llama-2-7B, 4096" in \
+        found["scenario.inference.input_len"]
+    data["scenario"]["inference"] = {"input_len": 3896, "output_len": 200}  # exactly the window
+    assert space(data).kind == "llm_inference"
+
+
 def test_dlrm_grid_plans_divide_and_the_cost_model_agrees():
     s = space(DLRM)
     assert s.kind == "dlrm_train"
