@@ -8,6 +8,24 @@ from . import training as tr
 
 GIB = 2.0**30
 
+#: A few words per ``infeasible_mask`` bit of a training plan (LLM and ViT): what a search's
+#: infeasible configurations are counted by; :func:`describe` gives one plan's arithmetic.
+LABELS = {
+    tr.DEGREES_PRODUCT: "tp*pp*dp*cp is not the GPU count",
+    tr.HEADS_TP: "heads or KV heads do not split over tp",
+    tr.FFN_TP: "FFN width not divisible by tp",
+    tr.LAYERS_PP: "fewer layers than pipeline chunks",
+    tr.BATCH_DP: "global batch not divisible by dp*microbatch",
+    tr.SEQ_CP: "seq_len not divisible by cp",
+    tr.EXPERTS_EP: "ep does not divide the experts or the ranks",
+    tr.EXPERT_TP: "the experts' tensor split (etp, sp) does not fit",
+    tr.EP_DENSE: "ep > 1 on a model without experts",
+    tr.INTERLEAVE: "vpp > 1 needs pp > 1 and microbatches divisible by pp",
+    tr.SHARD_GROUP: "shard_group does not divide dp*cp",
+    tr.OUT_OF_MEMORY: "out of memory",
+    tr.HOST_MEMORY: "out of host memory (offloaded activations)",
+}
+
 
 def _i(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"

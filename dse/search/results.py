@@ -382,6 +382,30 @@ def _fmt(x: Any, digits: int = 4) -> str:
     return fmt(x if math.isfinite(x) else None, digits)
 
 
+def mask_labels(df: pd.DataFrame) -> dict[int, str]:
+    """The words for each ``infeasible_mask`` bit of a results table's kind of run (told by its
+    plan columns: DLRM plans have ``emb_sharding``, serving plans ``input_len``)."""
+    if "emb_sharding" in df.columns:
+        from ..workloads.dlrm import LABELS
+    elif "input_len" in df.columns:
+        from ..workloads.inference import LABELS
+    else:
+        from ..costmodel.reasons import LABELS
+    return LABELS
+
+
+def infeasible_counts(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Why the infeasible configurations of a results table are: ``[{"reason", "configurations"}]``,
+    most common first, a configuration counted under each check it fails."""
+    if "infeasible_mask" not in df.columns or not len(df):
+        return []
+    masks = df["infeasible_mask"].fillna(0).to_numpy(np.float64).astype(np.int64)
+    labels = mask_labels(df)
+    counts = [(labels.get(bit, f"check {bit}"), int(np.count_nonzero(masks & bit)))
+              for bit in sorted({1 << i for i in range(63) if np.any(masks & (1 << i))})]
+    return [{"reason": r, "configurations": n} for r, n in sorted(counts, key=lambda rn: -rn[1])]
+
+
 def summarize(out_dir: str | Path, k: int = 10) -> tuple[dict[str, Any], pd.DataFrame]:
     """What ``dse show`` prints: ``({"study", "mode", "objectives", "counts", "top", "pareto"}, top)``.
 
@@ -391,7 +415,8 @@ def summarize(out_dir: str | Path, k: int = 10) -> tuple[dict[str, Any], pd.Data
     """
     manifest = read_manifest(out_dir) if Path(out_dir).is_dir() else None
     objectives = manifest_objectives(manifest)
-    wanted = ["trial", *PLAN_COLUMNS, "hw.*", *RECORD_METRICS, "feasible", *(m for m, _ in objectives)]
+    wanted = ["trial", *PLAN_COLUMNS, "hw.*", *RECORD_METRICS, "feasible", "infeasible_mask", "input_len",
+              *(m for m, _ in objectives)]
     df, manifest = read_results(out_dir, columns=wanted)
     _check_objectives(df, objectives)
     top = top_configs(df, objectives, k)
@@ -405,6 +430,7 @@ def summarize(out_dir: str | Path, k: int = 10) -> tuple[dict[str, Any], pd.Data
         "mode": manifest.get("mode"),
         "objectives": [{"metric": m, "direction": d} for m, d in objectives],
         "counts": counts,
+        "infeasible": infeasible_counts(df),
         "top": config_records(top, cols),
         "pareto": config_records(front, cols),
     }
@@ -426,6 +452,9 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     counts_text = " · ".join(f"{k.replace('_', ' ')} {_fmt(v) if v is not None else '-'}"
                              for k, v in counts.items())
     console.print(Text(f"counts: {counts_text}"))
+    why = summary.get("infeasible") or []
+    if why:
+        console.print(Text("infeasible: " + " · ".join(f"{_fmt(w['configurations'])} {w['reason']}" for w in why)))
     console.print(Text(f"Pareto front (feasible configurations only): {len(summary['pareto'])} configurations",
                        style="bold"))
     console.print()

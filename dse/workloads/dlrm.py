@@ -226,6 +226,19 @@ def _finish(out: pd.DataFrame, specs: list[Scenario], explain: bool) -> pd.DataF
     return out
 
 
+#: A few words per ``infeasible_mask`` bit of a DLRM plan (see :func:`describe` for one plan's
+#: arithmetic).
+LABELS = {
+    cm.TABLE_TOO_LARGE: "an embedding table (shard) larger than a GPU's HBM",
+    cm.OUT_OF_MEMORY: "out of memory",
+    cm.BATCH_GPUS: "global batch is not microbatch x GPUs",
+    cm.GPUS_TP: "GPU count not divisible by tp",
+    cm.EXPERTS_EP: "ep does not divide the experts or the GPUs",
+    cm.NODES: "node-level sharding on a GPU count that is not whole nodes",
+    cm.HYBRID_MULTIHOT: "hybrid sharding needs one-hot tables",
+}
+
+
 def describe(mask: int, row: pd.Series, s: Scenario) -> str:
     """The reasons a DLRM configuration is infeasible, with the arithmetic."""
     reasons = []

@@ -162,6 +162,23 @@ def _i(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+#: A few words per ``infeasible_mask`` bit of a serving plan (see :func:`describe` for one plan's
+#: arithmetic).
+LABELS = {
+    tr.DEGREES_PRODUCT: "tp*pp*dp*cp is not the GPU count",
+    tr.HEADS_TP: "heads not divisible by tp",
+    inf.KV_HEADS_TP: "KV heads neither divide nor are a multiple of tp",
+    tr.FFN_TP: "FFN width not divisible by tp",
+    tr.LAYERS_PP: "fewer layers than pipeline stages",
+    tr.EXPERTS_EP: "ep does not divide the experts or the ranks",
+    tr.EP_DENSE: "ep > 1 on a model without experts",
+    inf.CONTEXT_PARALLEL: "context parallelism (not modelled for serving)",
+    inf.CONTEXT_EXCEEDED: "prompt + output beyond the model's context window",
+    tr.OUT_OF_MEMORY: "out of memory (the batch's KV cache)",
+    inf.RATE_EXCEEDS: "offered request rate above what the plan serves",
+}
+
+
 def describe(mask: int, row: Mapping[str, Any]) -> str:
     """The reasons a serving configuration is infeasible, with the arithmetic ('' when none)."""
     r = {k: float(v) for k, v in row.items() if isinstance(v, (int, float, np.floating, np.integer))}

@@ -17,8 +17,8 @@ from dse.api import scenario_columns
 from dse.costmodel import evaluate_training
 from dse.errors import InputError
 from dse.search.pareto import pareto_mask
-from dse.search.results import (finalize, read_results, read_table_metadata, top_configs, write_json,
-                                write_table)
+from dse.search.results import (finalize, infeasible_counts, read_results, read_table_metadata, summarize,
+                                top_configs, write_json, write_table)
 
 OBJECTIVES = [("tokens_per_s", "maximize"), ("num_gpus", "minimize"), ("cost_per_mtok_usd", "minimize")]
 PLAN = ("num_gpus", "tp", "pp", "dp", "cp", "ep", "vpp", "zero", "sp", "recompute", "microbatch", "global_batch")
@@ -69,6 +69,22 @@ def test_synthetic_folder_is_realistic(results):
     _, df = results
     assert 200 <= len(df) <= 1000
     assert 0 < df["feasible"].sum() < len(df)  # some plans run out of memory
+
+
+def test_the_summary_counts_the_infeasible_configurations_by_reason(results):
+    out, df = results
+    summary, _ = summarize(out)
+    oom = int((~df["feasible"]).sum())
+    assert summary["infeasible"] == [{"reason": "out of memory", "configurations": oom}]
+    # a configuration failing two checks counts under each; the most common comes first
+    from dse.costmodel import training as tr
+
+    mixed = pd.DataFrame({"infeasible_mask": [0, tr.OUT_OF_MEMORY, tr.OUT_OF_MEMORY | tr.BATCH_DP, tr.BATCH_DP,
+                                              tr.BATCH_DP]})
+    assert infeasible_counts(mixed) == [
+        {"reason": "global batch not divisible by dp*microbatch", "configurations": 3},
+        {"reason": "out of memory", "configurations": 2}]
+    assert infeasible_counts(mixed.iloc[:1]) == []
 
 
 def test_finalize_writes_csv_exports_and_the_constrained_front(results):
