@@ -262,6 +262,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                             "family, calibration.yaml); 1 = no loss"),
     "mixed_fp8_native": (0.0, "1 where the tensor cores multiply FP4/FP6 weights by FP8 inputs natively "
                               "(Blackwell): a W4A8 GEMM then pays no widening"),
+    "mla_decode_fp8": (1.0, "1 where latent-attention (MLA) decode kernels multiply an FP8 KV cache in FP8; "
+                            "0 where they widen it and run at the 16-bit peak (Hopper's FlashMLA)"),
     "collective_overhead": (75.6e-6, "fixed time of each tensor-parallel collective call in a serving "
                                  "iteration (launch and cross-GPU synchronisation), s"),
 }
@@ -458,6 +460,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # fused attention runs in FP8 when the KV cache is FP8 (TensorRT-LLM's FP8 context FMHA)
     attn_peak = np.where(kvb <= 1.0, np.minimum(c["peak_flops"], 2.0 * c["peak_flops_16"]), c["peak_flops_16"])
     attn_rate = attn_peak * c["infer_attention"]
+    # MLA decode is compute-bound (every head reads the one latent: ~2 a FLOPs per cached byte);
+    # where its kernel widens an FP8 cache to 16 bits (FlashMLA on Hopper) it runs at the 16-bit peak
+    dec_rate = attn_rate
+    if any_mla:
+        dec_rate = np.where(mla & (c["mla_decode_fp8"] <= 0), c["peak_flops_16"] * c["infer_attention"], attn_rate)
     hbm = c["hbm_bw"] * c["infer_hbm"]
     k_half = c["matmul_k_half"]
     net = coll.Network(
@@ -533,7 +540,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
         # attention: decode reads the KV cache, prefill is causal FLOPs
         kv_read = n_dec * ctx * kv_elems * kvb  # once per sequence, for all its query tokens
-        dec_attn = roof(kv_read / hbm, q * n_dec * ctx * dec_flops_key / attn_rate)
+        dec_attn = roof(kv_read / hbm, q * n_dec * ctx * dec_flops_key / dec_rate)
         pre_attn = pre_attn_flops / t / attn_rate
         attn = dec_attn + pre_attn
 

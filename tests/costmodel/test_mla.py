@@ -179,3 +179,34 @@ def test_the_mla_down_projection_is_replicated_over_tensor_parallel_ranks():
          for tp in (1, 2)}
     replicated = 1024 * (512 + 256 + 32) + 512 + 256
     assert 2 * w[2] - w[1] == pytest.approx(4 * replicated * 2)
+
+
+def dep8(gpu="H200-SXM-141GB", kv_cache_dtype=None):
+    """DeepSeek-V3 FP8 in attention data parallel with expert parallelism on 8 GPUs (tp 1: all 128
+    heads read one latent on every GPU), decode instance, 16K-token contexts."""
+    scenario = dse.load_scenario({
+        "workload": "inference", "precision": "fp8", "model": "deepseek-v3",
+        "cluster": {"gpu": gpu, "num_gpus": 8}, "parallel": {"tp": 1, "dp": 8, "ep": 8},
+        "inference": {"input_len": 16384, "output_len": 1024, "batch": 32, "phase": "decode",
+                      **({"kv_cache_dtype": kv_cache_dtype} if kv_cache_dtype else {})},
+    })
+    return inference_columns(scenario)
+
+
+def test_hopper_decodes_latent_attention_at_the_16_bit_peak():
+    """MLA decode is compute-bound at tp 1 (2 x 128 heads x (512 + 512 + 64) FLOPs per 576-byte
+    cached FP8 token, 483 FLOP/B, above H200's ridge): FlashMLA, Hopper's kernel, widens the FP8
+    cache to BF16, so its attention takes up to twice the FP8-rate time (the roofline's smooth
+    ridge keeps it a little under 2x); Blackwell's kernels multiply FP8."""
+    hopper = dep8()
+    assert hopper["mla_decode_fp8"] == 0.0 and dep8("B200-180GB")["mla_decode_fp8"] == 1.0
+    as_fp8 = one_serving({**hopper, "mla_decode_fp8": 1.0})
+    widened = one_serving(hopper)
+    ratio = widened["time_attention_s"] / as_fp8["time_attention_s"]
+    assert 1.6 < ratio <= 2.0 + 1e-9
+    assert widened["itl_ms"] > as_fp8["itl_ms"]
+    # a 16-bit cache runs at the 16-bit peak anyway; a GQA model has no latent decode
+    bf16 = dep8(kv_cache_dtype="bf16")
+    assert one_serving(bf16) == one_serving({**bf16, "mla_decode_fp8": 1.0})
+    gqa = serving(model="llama3.1-70b", tp=8)
+    assert one_serving({**gqa, "mla_decode_fp8": 0.0}) == one_serving({**gqa, "mla_decode_fp8": 1.0})
