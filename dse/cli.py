@@ -155,6 +155,8 @@ def evaluate(
     row = frame.iloc[0]
     rec = evaluation_record(row, source=label)
     rec["name"] = rec["name"] or Path(label.split(":")[0]).stem
+    if spec.inference is not None and spec.inference.phase == "disaggregated":
+        return _evaluate_deployment(spec, row, rec, label, as_json, trace, plot)
     if spec.kind in ("llm_train", "vit_train", "vit_inference"):
         from .trace import layer_compute
 
@@ -214,6 +216,31 @@ def evaluate(
         render_evaluation(_console(), rec)
         for path in written:
             typer.echo(f"wrote {path}")
+
+
+def _evaluate_deployment(spec: Any, row: Any, rec: dict[str, Any], label: str, as_json: bool,
+                         trace: Path | None, plot: Path | None) -> None:
+    """``dse evaluate`` of a disaggregated deployment: its figures, then each kind of instance at
+    its operating point (evaluated as a scenario of phase prefill or decode)."""
+    from .api import evaluate as evaluate_scenarios
+    from .report import deployment_record, evaluation_record, render_deployment
+    from .workloads.inference import deployment_instances
+
+    if trace is not None or plot is not None:
+        _fail(f"{'--trace' if trace is not None else '--plot'}: a disaggregated deployment has two kinds of "
+              "instance; evaluate one of them (inference.phase: prefill or decode, its plan and GPUs) to draw it")
+    rec["deployment"] = deployment_record(row)
+    for key in ("breakdown", "attention"):
+        rec.pop(key, None)
+    instances = {}
+    for side, scenario in zip(("prefill", "decode"), deployment_instances(spec, row)):
+        one = evaluate_scenarios(scenario, explain=True).iloc[0]
+        instances[side] = evaluation_record(one, source=label)
+    rec["instances"] = instances
+    if as_json:
+        typer.echo(json.dumps(rec, indent=2, allow_nan=False))
+    else:
+        render_deployment(_console(), rec, instances)
 
 
 @app.command()

@@ -757,3 +757,90 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
     if summary.get("skip_reasons") and not grouped:
         reasons = "; ".join(f"{n} {r}" for r, n in summary["skip_reasons"].items())
         console.print(Text(f"skipped: {reasons}", style="dim"))
+
+
+#: Columns of a disaggregated deployment's row (dse.workloads.inference, phase disaggregated)
+#: in its ``deployment`` record.
+DEPLOYMENT_KEYS = ("prefill_instances", "decode_instances", "idle_gpus", "prefill_num_gpus", "decode_num_gpus",
+                   "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "decode_tp", "decode_pp", "decode_dp",
+                   "decode_ep", "prefill_max_num_tokens", "prefill_requests_per_s", "decode_requests_per_s",
+                   "kv_transfer_s", "kv_prompt_bytes", "link_bytes_per_s", "requests_per_s", "tokens_per_s",
+                   "tokens_per_s_per_gpu", "input_tokens_per_s", "ttft_ms", "itl_ms")
+
+
+def deployment_record(row: Any) -> dict[str, Any]:
+    """The deployment figures of a disaggregated serving row: the split, each kind of instance's
+    plan and rate, the KV link and which side bounds the throughput."""
+    from .costmodel.disaggregated import BOUND
+
+    rec = {k: _num(row.get(k)) for k in DEPLOYMENT_KEYS}
+    for k in ("prefill_instances", "decode_instances", "idle_gpus", "prefill_num_gpus", "decode_num_gpus",
+              "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "decode_tp", "decode_pp", "decode_dp",
+              "decode_ep"):
+        rec[k] = _int(row.get(k))
+    rec["bound_by"] = BOUND.get(_int(row.get("bound_by")) or 0)
+    return rec
+
+
+def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, dict[str, Any]]) -> None:
+    """Print a disaggregated deployment (``rec`` from :func:`evaluation_record` with its
+    ``deployment`` record) and then each kind of instance at its operating point."""
+    from rich.rule import Rule
+    from rich.table import Table
+    from rich.text import Text
+
+    dep = rec["deployment"]
+    title = f"{rec['model']} on {rec['num_gpus']}x {_gpu_text(rec)}, {rec['precision']}"
+    console.print(Text(f"{rec['name']}: {title}" if rec.get("name") else title, style="bold"))
+
+    def plan(side: str) -> str:
+        return (f"tp {dep[side + '_tp']} · pp {dep[side + '_pp']} · dp {dep[side + '_dp']} · ep {dep[side + '_ep']} "
+                f"on {_plural(dep[side + '_num_gpus'], 'GPU', 'GPUs')}")
+
+    n_p, n_d, idle = dep["prefill_instances"] or 0, dep["decode_instances"] or 0, dep["idle_gpus"] or 0
+    serving = rec.get("serving") or {}
+    console.print(Text(
+        f"serving, disaggregated: {n_p} prefill instance(s) ({plan('prefill')}) + {n_d} decode instance(s) "
+        f"({plan('decode')}){f' + {idle} idle GPU(s)' if idle else ''} · {_int(serving.get('input_len'))} prompt + "
+        f"{_int(serving.get('output_len'))} output tokens"))
+    if serving.get("weight_bytes") is not None:
+        console.print(Text(_serving_numbers(serving)))
+    if rec["feasible"]:
+        console.print(Text("feasible", style="bold green"))
+    else:
+        console.print(Text(f"INFEASIBLE: {rec['infeasible_reason']}", style="bold red"))
+    console.print()
+    decode = instances.get("decode", {}).get("serving") or {}
+    prefill = instances.get("prefill", {}).get("serving") or {}
+    ttft_parts = (f"prefill {fmt(prefill.get('ttft_ms'))} ms + KV transfer {fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms"
+                  f" + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
+    rows = [
+        ("time to first token (TTFT)", f"{fmt(dep['ttft_ms'])} ms: {ttft_parts}"),
+        ("inter-token latency (ITL)", f"{fmt(dep['itl_ms'])} ms: a decode instance at its share of the load"),
+        ("requests/s", f"{fmt(dep['requests_per_s'])}: bound by the {dep['bound_by']}"),
+        ("capacity, requests/s", f"prefill {fmt(dep['prefill_requests_per_s'])} x {n_p} = "
+                                 f"{fmt((dep['prefill_requests_per_s'] or 0) * n_p)} · decode "
+                                 f"{fmt(dep['decode_requests_per_s'])} x {n_d} = "
+                                 f"{fmt((dep['decode_requests_per_s'] or 0) * n_d)}"),
+        ("KV shipped per request", f"{fmt((dep['kv_prompt_bytes'] or 0) / 2**20)} MiB per prefill GPU at "
+                                   f"{fmt((dep['link_bytes_per_s'] or 0) / 1e9)} GB/s per GPU"),
+        ("output tokens/s (total)", fmt(dep["tokens_per_s"])),
+        ("output tokens/s per GPU", fmt(dep["tokens_per_s_per_gpu"])),
+        ("MFU", f"{100 * (rec.get('mfu') or 0):.1f} %"),
+        ("average power per GPU", _with_unit(rec.get("power_per_gpu_w"), "W")),
+        ("energy per token", _with_unit(rec.get("energy_per_token_j"), "J")),
+        ("cost per million tokens", _usd(rec.get("cost_per_mtok_usd"))),
+        ("memory per GPU (the fuller instance)", f"{fmt((rec.get('memory_per_gpu_bytes') or 0) / 2**30)} GiB of "
+                                                 f"{fmt((rec.get('hbm_bytes') or 0) / 2**30)}"),
+    ]
+    table = Table(title="Deployment", title_justify="left", box=None, padding=(0, 2))
+    table.add_column("")
+    table.add_column("", justify="right")
+    for label, value in rows:
+        table.add_row(label, value)
+    console.print(table)
+    for side, words in (("prefill", "prefill instance, loaded"), ("decode", "decode instance, at its share of the load")):
+        if side in instances:
+            console.print()
+            console.print(Rule(f"one {words}", align="left"))
+            render_evaluation(console, instances[side])

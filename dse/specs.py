@@ -532,6 +532,22 @@ class FinetuneSpec(Spec):
     lora: LoRASpec | None = None
 
 
+class PrefillInstanceSpec(Spec):
+    """The prefill instances of a disaggregated deployment (``inference.phase: disaggregated``):
+    each runs prompts on tp*pp*dp GPUs and ships their KV cache to the decode instances, whose
+    plan is the scenario's ``parallel`` block (dp replicas each, 1 by default)."""
+
+    tp: PositiveInt = 1
+    pp: PositiveInt = 1
+    dp: PositiveInt = 1
+    ep: PositiveInt = 1
+    #: how many; None = the split of cluster.num_gpus that serves the most requests
+    instances: PositiveInt | None = None
+    #: prompt tokens a prefill iteration packs (TensorRT-LLM max_num_tokens); None = the
+    #: inference block's max_num_tokens, else the engine default
+    max_num_tokens: PositiveInt | None = None
+
+
 class InferenceSpec(Spec):
     """Serving parameters: request lengths (tokens), the batch, concurrency or offered load
     (requests/s), and the engine's storage types, token budget, deployment phase and speculative
@@ -584,8 +600,12 @@ class InferenceSpec(Spec):
     attention_dp_balance: bool = False
     #: one instance of a disaggregated deployment: ``prefill`` runs prompts only (iterations of
     #: max_num_tokens prompt tokens; its KV is shipped to decode instances), ``decode`` runs
-    #: decodes only (requests arrive with their prompt's KV); ``both`` serves whole requests
-    phase: Literal["both", "prefill", "decode"] = "both"
+    #: decodes only (requests arrive with their prompt's KV); ``both`` serves whole requests;
+    #: ``disaggregated`` is a whole deployment over cluster.num_gpus: ``prefill`` instances (the
+    #: block below) and decode instances (the ``parallel`` plan), offline
+    phase: Literal["both", "prefill", "decode", "disaggregated"] = "both"
+    #: the prefill instances of ``phase: disaggregated``
+    prefill: PrefillInstanceSpec | None = None
     #: the engine's token budget per iteration (vLLM max_num_batched_tokens, SGLang
     #: chunked_prefill_size, TensorRT-LLM max_num_tokens): prompts are chunked at what the decodes
     #: leave of it, and a prefill instance packs this many prompt tokens; None = TensorRT-LLM
@@ -606,6 +626,17 @@ class InferenceSpec(Spec):
         if self.speculative_tokens > 0 and self.draft_acceptance is None:
             raise ValueError(f"speculative_tokens {self.speculative_tokens} needs draft_acceptance: the "
                              "probability (0-1) that a draft token is accepted, e.g. 0.8")
+        if (self.phase == "disaggregated") != (self.prefill is not None):
+            raise ValueError("phase disaggregated needs a prefill block {tp, pp, dp, ep, instances, "
+                             "max_num_tokens} (the prefill instances' plan), and only it takes one"
+                             if self.prefill is None else
+                             f"a prefill block describes the prefill instances of phase disaggregated, "
+                             f"not of phase {self.phase}: set phase: disaggregated or leave it out")
+        if self.phase == "disaggregated":
+            given = [k for k in ("concurrency", "request_rate") if getattr(self, k) is not None]
+            if given:
+                raise ValueError(f"phase disaggregated is modelled offline (every instance as loaded as the "
+                                 f"split lets it be): {', '.join(given)} does not apply yet; leave it out")
         if self.phase == "prefill":
             given = [k for k in ("batch", "concurrency", "request_rate") if getattr(self, k) is not None]
             if given:

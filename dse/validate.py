@@ -58,6 +58,8 @@ METRICS: dict[str, str] = {
     "ttft_ms": "ttft_ms",
     "itl_ms": "itl_ms",
     "requests_per_s": "requests_per_s",
+    "input_tokens_per_s": "input_tokens_per_s",
+    "input_tokens_per_s_per_gpu": "input_tokens_per_s_per_gpu",
     "power_per_gpu_w": "power_per_gpu_w",
     "memory_per_gpu_gib": "memory_per_gpu_bytes",
 }
@@ -73,7 +75,7 @@ KIND_METRICS: dict[str, tuple[str, ...]] = {
                   "hardware_tflops_per_gpu", "mfu", "hfu", "samples_per_s", "power_per_gpu_w",
                   "memory_per_gpu_gib"),
     "llm_inference": ("tokens_per_s", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "requests_per_s",
-                      "power_per_gpu_w"),
+                      "input_tokens_per_s", "input_tokens_per_s_per_gpu", "power_per_gpu_w"),
     "dlrm_train": ("samples_per_s", "step_time_s", "power_per_gpu_w"),
     "vit_train": ("tflops_per_gpu", "mfu", "samples_per_s", "step_time_s", "power_per_gpu_w"),
 }

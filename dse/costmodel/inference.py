@@ -647,6 +647,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     win_frac = np.where((win > 0) & (scope >= 2.0), c["window_fraction"], 0.0)
     win_reserve = np.minimum(reserve, np.ceil(win / blk - 1e-9) * blk)
     kv_seq = ((1.0 - win_frac) * reserve + win_frac * win_reserve) * kv_tok
+    # one prompt's KV on this GPU, what a disaggregated prefill instance ships per request (the
+    # target's layers; windowed layers keep their window's tokens)
+    kv_prompt = ((1.0 - win_frac) * I + win_frac * np.minimum(I, np.maximum(win, 1.0))) * L * kv_elems * kvb
     decode_only = c["phase"] == 2.0
     prefill_only = c["phase"] == 1.0
     C_pre = np.maximum(c["max_num_tokens"], 1.0)  # a prefill instance's prompt tokens per iteration
@@ -954,6 +957,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "microbatches": np.minimum(p, B),
         "kv_cache_bytes": kv_cache,
         "kv_bytes_per_token": kv_tok,
+        "kv_prompt_bytes": kv_prompt + zero,
         "memory_per_gpu_bytes": memory,
         "memory_weights_bytes": weights + zero,
         "memory_kv_cache_bytes": kv_cache,

@@ -1047,6 +1047,13 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
         problems.append(FieldProblem("parallel.pp", str(par.pp),
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
     serve = base.inference
+    if serve is not None and serve.phase == "disaggregated":
+        problems.append(FieldProblem(
+            "scenario.inference.phase", "'disaggregated'",
+            "a search scores engines or instances (phase both, prefill or decode); a disaggregated deployment "
+            "of chosen instances is scored by dse evaluate: search each phase's instances, then evaluate the "
+            "deployment of the best pair"))
+        return problems
     if serve is not None and m.context_len is not None and serve.input_len + serve.output_len > m.context_len:
         problems.append(FieldProblem(
             "scenario.inference.input_len", str(serve.input_len),

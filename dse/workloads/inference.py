@@ -19,6 +19,14 @@ per replica); ``inference.request_rate`` (requests/s
 offered to the deployment) sets the mean batch that serves that load (Little's law) and the
 latencies at it, or marks the plan infeasible when the load exceeds its capacity; otherwise the
 throughput-maximising batch within memory is chosen (``offline_max_throughput``).
+
+``inference.phase: disaggregated`` is a whole disaggregated deployment over ``cluster.num_gpus``:
+prefill instances (``inference.prefill``: their plan and count) and decode instances (the
+``parallel`` plan, dp replicas each, default 1). Both instances are scored as scenarios of phase
+``prefill`` and ``decode`` in the same vectorized call, composed by
+:mod:`dse.costmodel.disaggregated`, and the decode instance scored again at its share of the
+deployment's load (:func:`deployment_instances`); the row holds the deployment's figures and the
+plan of each kind of instance (``prefill_*``, ``decode_*`` columns).
 """
 
 from __future__ import annotations
@@ -30,13 +38,14 @@ import numpy as np
 import pandas as pd
 
 from ..api import attach_metrics, scenario_columns
+from ..costmodel import disaggregated as dis
 from ..costmodel import inference as inf
 from ..costmodel import training as tr
 from ..costmodel.inputs import COLUMNS
 from ..errors import InputError, single
 from ..hardware import resolve_hardware
 from ..presets import calibration_table, gpu_preset
-from ..specs import Scenario
+from ..specs import ParallelSpec, Scenario
 from . import register
 
 GIB = 2.0**30
@@ -85,6 +94,10 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
     if scenario.inference is None:
         raise single("inference", "an inference scenario needs an inference block "
                      "{input_len, output_len, batch, concurrency, mode}", None)
+    if scenario.inference.phase == "disaggregated":
+        raise single("inference.phase", "a disaggregated deployment is scored through its prefill and decode "
+                     "instances (dse.evaluate, dse evaluate); this step takes one engine or instance: "
+                     "use phase both, prefill or decode", "disaggregated")
     row = scenario_columns(scenario)
     wb, kvb, ab = PRECISION_BYTES.get(scenario.precision, (2.0, 2.0, 2.0))
     spec = scenario.inference
@@ -132,10 +145,129 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
     return {k: float(v) for k, v in row.items()}
 
 
-@register("llm_inference")
-def evaluate(scenarios: list[Scenario], explain: bool = True) -> pd.DataFrame:
-    """LLM serving scenarios in one vectorized call: one row each, input columns and metrics,
-    ``feasible`` (bool) and ``infeasible_reason``."""
+#: Serving ``phase`` code of a disaggregated deployment's row (0-2 are the cost model's).
+PHASE_DISAGGREGATED = 3.0
+
+#: Columns of a disaggregated deployment's row that describe one instance, not the deployment
+#: (left empty there: the instances' own evaluations hold them).
+INSTANCE_ONLY = ("iteration_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "prefill_time_s",
+                 "time_compute_s", "time_gemm_s", "time_attention_s", "time_other_s", "time_bubble_s",
+                 "exposed_tp_s", "exposed_ep_s", "time_adp_wait_s", "exposed_cp_s", "exposed_fsdp_s",
+                 "exposed_pp_s", "exposed_dp_s", "exposed_comm_s", "time_overlap_slowdown_s", "time_power_cap_s",
+                 "hardware_tflops_per_gpu", "hfu", "spec_gain", "batch_running", "batch_max", "microbatches")
+
+
+def instance_scenarios(scenario: Scenario) -> tuple[Scenario, Scenario]:
+    """The prefill and the decode instance of a disaggregated deployment (``inference.phase:
+    disaggregated``) as scenarios of phase ``prefill`` and ``decode``, at full load."""
+    serve, pre, par = scenario.inference, scenario.inference.prefill, scenario.parallel
+    dp = par.dp or 1
+    prefill = scenario.model_copy(update={
+        "name": f"{scenario.name or 'deployment'}: prefill instance",
+        "cluster": scenario.cluster.model_copy(update={"num_gpus": pre.tp * pre.pp * pre.dp}),
+        "parallel": ParallelSpec(tp=pre.tp, pp=pre.pp, dp=pre.dp, ep=pre.ep),
+        "inference": serve.model_copy(update={
+            "phase": "prefill", "prefill": None, "batch": None, "speculative_tokens": 0, "draft_acceptance": None,
+            "max_num_tokens": pre.max_num_tokens or serve.max_num_tokens}),
+    })
+    decode = scenario.model_copy(update={
+        "name": f"{scenario.name or 'deployment'}: decode instance",
+        "cluster": scenario.cluster.model_copy(update={"num_gpus": par.tp * par.pp * par.cp * dp}),
+        "parallel": par.model_copy(update={"dp": dp}),
+        "inference": serve.model_copy(update={"phase": "decode", "prefill": None}),
+    })
+    return prefill, decode
+
+
+def _at_rate(decode: Scenario, rate: float) -> Scenario:
+    """A decode instance fed ``rate`` requests/s (below its capacity): the batch Little's law gives."""
+    return decode.model_copy(update={"inference": decode.inference.model_copy(
+        update={"batch": None, "request_rate": rate})})
+
+
+def _link(row: Mapping[str, Any], num_gpus: float) -> tuple[float, float]:
+    """(bytes/s per GPU, latency s) of the KV link between instances: NVLink when the whole
+    deployment is one NVLink domain, the scale-out network otherwise."""
+    if num_gpus <= float(row["nvlink_domain"]):
+        return float(row["nvlink_bw"] * row["eff_nvlink"]), float(row["nvlink_latency"])
+    return float(row["scaleout_bw"] * row["eff_scaleout"]), float(row["scaleout_latency"])
+
+
+def _idle_w(row: Mapping[str, Any]) -> float:
+    ref = float(row.get("power_ref_w", 0.0) or 0.0) or float(row["power_w"])
+    return float(row["power_idle"]) * ref
+
+
+def deployment_instances(scenario: Scenario, row: Mapping[str, Any]) -> tuple[Scenario, Scenario]:
+    """The two instances of an evaluated disaggregated deployment (``row``, from :func:`evaluate`)
+    at its operating point: the prefill instance loaded, the decode instance at its share of the
+    deployment's requests/s."""
+    prefill, decode = instance_scenarios(scenario)
+    n_d, rate, capacity = float(row["decode_instances"]), float(row["requests_per_s"]), float(row["decode_requests_per_s"])
+    if n_d > 0 and rate > 0 and rate < n_d * capacity * (1.0 - 1e-9):
+        decode = _at_rate(decode, rate / n_d)
+    return prefill, decode
+
+
+def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
+    """Disaggregated deployments: their instances scored at full load, split, the decode instances
+    scored again at their share of the load, composed (:func:`dse.costmodel.disaggregated.combine`)."""
+    pairs = [instance_scenarios(s) for s in scenarios]
+    first = _engines([x for pair in pairs for x in pair], explain)
+    pre, dec = first.iloc[0::2].reset_index(drop=True), first.iloc[1::2].reset_index(drop=True)
+    k = len(scenarios)
+    N = np.array([float(s.cluster.num_gpus) for s in scenarios])
+    links = [_link(dec.iloc[i], N[i]) for i in range(k)]
+    bw, lat = np.array([b for b, _ in links]), np.array([t for _, t in links])
+    fixed = np.array([float(s.inference.prefill.instances or 0) for s in scenarios])
+    caps = dis.link_caps(pre, dec, bw)
+    parts = dis.split(N, pre["num_gpus"], dec["num_gpus"], caps["prefill_rate"], caps["decode_rate"], fixed)
+    loaded = []
+    for i, (s, (_, d)) in enumerate(zip(scenarios, pairs)):
+        n_d, rate = parts["decode_instances"][i], parts["requests_per_s"][i]
+        slack = n_d > 0 and rate > 0 and rate < n_d * caps["decode_rate"][i] * (1.0 - 1e-9)
+        loaded.append(_at_rate(d, rate / n_d) if slack else d)
+    at = _engines(loaded, explain)
+    frame = at.copy()
+    metrics = dis.combine(pre, dec, N, pre["input_len"], pre["output_len"], bw, lat,
+                          [_idle_w(dec.iloc[i]) for i in range(k)], dec["price_per_gpu_hour"],
+                          fixed, decode_at_load=at)
+    for key, v in metrics.items():
+        frame[key] = v
+    for key in INSTANCE_ONLY:
+        if key in frame:
+            frame[key] = np.nan
+    heavier = pre["memory_per_gpu_bytes"].to_numpy() > at["memory_per_gpu_bytes"].to_numpy()
+    for key in [c for c in frame.columns if c.startswith("memory_") and c != "memory_per_gpu_bytes"]:
+        frame[key] = np.where(heavier, pre[key], at[key])
+    frame["num_gpus"] = N
+    frame["phase"] = PHASE_DISAGGREGATED
+    for key in ("tp", "pp", "dp", "ep", "num_gpus"):
+        frame[f"prefill_{key}"] = pre[key].to_numpy()
+        frame[f"decode_{key}"] = at[key].to_numpy()
+    frame["prefill_max_num_tokens"] = pre["max_num_tokens"].to_numpy()
+    frame["link_bytes_per_s"] = bw
+    frame["feasible"] = metrics["feasible"] > 0
+    frame["infeasible_mask"] = metrics["infeasible_mask"].astype(np.int64)
+    reasons = []
+    for i in range(k):
+        why = []
+        if explain and not frame["feasible"].iat[i]:
+            for label, side in (("prefill instance", pre), ("decode instance", dec)):
+                if side["infeasible_reason"].iat[i]:
+                    why.append(f"{label}: {side['infeasible_reason'].iat[i]}")
+            if int(frame["infeasible_mask"].iat[i]) & dis.NO_SPLIT:
+                why.append(f"no split of {int(N[i])} GPUs holds a prefill instance of {int(pre['num_gpus'].iat[i])} GPUs"
+                           + (f" x {int(fixed[i])}" if fixed[i] else "")
+                           + f" and a decode instance of {int(dec['num_gpus'].iat[i])}")
+        reasons.append("; ".join(why))
+    frame["infeasible_reason"] = reasons
+    frame["name"] = [s.name for s in scenarios]
+    return frame
+
+
+def _engines(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
+    """Engines and instances (phases both, prefill, decode) in one vectorized call."""
     rows = []
     for i, s in enumerate(scenarios):
         try:
@@ -149,6 +281,20 @@ def evaluate(scenarios: list[Scenario], explain: bool = True) -> pd.DataFrame:
         name=[s.name for s in scenarios], gpu=[s.cluster.gpu for s in scenarios],
         model=[s.model.name for s in scenarios], precision=[s.precision for s in scenarios],
     )
+
+
+@register("llm_inference")
+def evaluate(scenarios: list[Scenario], explain: bool = True) -> pd.DataFrame:
+    """LLM serving scenarios in one vectorized call: one row each, input columns and metrics,
+    ``feasible`` (bool) and ``infeasible_reason``; disaggregated deployments (phase
+    disaggregated) through their instances, see the module docstring."""
+    split = [s.inference is not None and s.inference.phase == "disaggregated" for s in scenarios]
+    if not any(split):
+        return _engines(scenarios, explain)
+    engines = _engines([s for s, d in zip(scenarios, split) if not d], explain)
+    deployments = _deployments([s for s, d in zip(scenarios, split) if d], explain)
+    order = np.argsort(np.concatenate([np.flatnonzero(~np.array(split)), np.flatnonzero(split)]), kind="stable")
+    return pd.concat([engines, deployments], ignore_index=True).iloc[order].reset_index(drop=True)
 
 
 def evaluate_frame(frame: pd.DataFrame, explain: bool = True) -> pd.DataFrame:

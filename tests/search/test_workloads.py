@@ -165,6 +165,12 @@ def test_a_serving_space_beyond_the_models_context_window_is_refused_before_any_
     assert space(data).kind == "llm_inference"
 
 
+def test_a_disaggregated_deployment_is_not_a_search_scenario():
+    data = copy.deepcopy(SERVING)
+    data["scenario"]["inference"] = {**data["scenario"]["inference"], "phase": "disaggregated", "prefill": {"tp": 2}}
+    assert "search each phase's instances" in problems(data)["scenario.inference.phase"]
+
+
 def test_dlrm_grid_plans_divide_and_the_cost_model_agrees():
     s = space(DLRM)
     assert s.kind == "dlrm_train"

@@ -1,0 +1,159 @@
+"""A disaggregated serving deployment from its prefill and decode instances, for N deployments at once.
+
+Units are SI. A deployment of ``num_gpus`` GPUs runs ``n_p`` prefill instances of ``g_p`` GPUs and
+``n_d`` decode instances of ``g_d`` GPUs (the GPUs left over idle). A prefill instance runs prompts
+only, at ``R_p`` prompts/s (its first token included), and ships each prompt's KV cache to a decode
+instance, which decodes the rest of the request at ``R_d`` requests/s (DistServe, Zhong et al.
+OSDI 2024; TensorRT-LLM's and Dynamo's context and generation servers). Both are the serving
+model's instance phases (:mod:`dse.costmodel.inference`, ``phase`` 1 and 2); this module only
+composes them:
+
+* **KV transfer.** Every GPU of a prefill replica sends its shard of the prompt's KV
+  (``kv_p`` bytes), every GPU of a decode replica receives its own (``kv_d``), over one link per
+  GPU of bandwidth ``bw`` (the scale-out NIC, or NVLink when the whole deployment is one NVLink
+  domain) and latency ``lat``: ``t_x = max(kv_p, kv_d) / bw + lat`` per request, after its prompt
+  (engines overlap it with other prompts, not with its own last layers: counted whole). The links
+  also cap the rates: a replica's GPU ships ``kv_p`` per prompt, so an instance of ``dp_p`` replicas
+  ships at most ``dp_p bw / kv_p`` prompts/s, and receives at most ``dp_d bw / kv_d``.
+* **Throughput.** The deployment serves ``R = min(n_p R_p', n_d R_d')`` requests/s (R' the capped
+  rates), ``R O`` output tokens/s, over all ``num_gpus``. Without a stated ``n_p`` every split with
+  at least one instance of each is tried and the one serving the most requests wins (fewer
+  prefill instances on ties): the ratio that balances ``n_p R_p'`` against ``n_d R_d'``.
+* **Latency.** TTFT = the prompt's time in a loaded prefill instance + ``t_x`` + the decode
+  instance's first iteration; ITL is the decode instance's. The caller evaluates the decode
+  instance at its share of the load, ``R / n_d`` (a decode side with room to spare runs a smaller
+  batch and a shorter step), and passes those figures; a prefill side with room to spare is
+  counted as loaded (its TTFT an upper bound).
+* **Power, energy, cost.** Each instance's average power per GPU at its operating point, idle GPUs
+  at the idle floor; energy per output token is the deployment's power over its tokens/s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+#: Infeasibility bit: no split of num_gpus holds a prefill and a decode instance (or the stated
+#: number of prefill instances leaves no room for a decode instance).
+NO_SPLIT = 1 << 17
+
+#: Most prefill instances a deployment's split tries (larger deployments repeat a smaller split).
+MAX_PREFILL_INSTANCES = 4096
+
+#: Which side bounds the deployment's throughput (the ``bound_by`` output).
+BOUND = {0: "prefill instances", 1: "decode instances", 2: "prefill KV send", 3: "decode KV receive"}
+
+
+#: What :func:`combine` reads of each instance's evaluation.
+INSTANCE_KEYS = ("num_gpus", "dp", "requests_per_s", "ttft_ms", "itl_ms", "kv_prompt_bytes", "memory_per_gpu_bytes",
+                 "power_per_gpu_w", "model_tflops_per_gpu", "mfu", "infeasible_mask")
+
+
+def _col(x: Any, n: int) -> np.ndarray:
+    return np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)).astype(np.float64)
+
+
+def split(num_gpus: Any, prefill_gpus: Any, decode_gpus: Any, prefill_rate: Any, decode_rate: Any,
+          prefill_instances: Any = 0.0) -> dict[str, np.ndarray]:
+    """The instance counts of N deployments: ``n_p`` (``prefill_instances``, or with 0 the count
+    that serves the most requests/s) and ``n_d = floor((num_gpus - n_p g_p) / g_d)``.
+
+    Rates are requests/s of one instance (already capped by its links). Returns ``n_p``, ``n_d``,
+    ``requests_per_s`` and ``idle_gpus``; ``ok`` is 0 where no split holds both kinds.
+    """
+    n = max(np.broadcast(num_gpus, prefill_gpus, decode_gpus, prefill_rate, decode_rate,
+                         prefill_instances).size, 1)
+    N, gp, gd = _col(num_gpus, n), _col(prefill_gpus, n), _col(decode_gpus, n)
+    Rp, Rd, fixed = _col(prefill_rate, n), _col(decode_rate, n), _col(prefill_instances, n)
+    most = np.floor(np.maximum(N - gd, 0.0) / gp)  # prefill instances that leave room for one decode
+    width = int(min(max(most.max(initial=0.0), 1.0), MAX_PREFILL_INSTANCES))
+    tried = np.arange(1, width + 1, dtype=np.float64)[None, :]
+    cand = np.where(fixed[:, None] > 0, fixed[:, None], tried)  # (n, width)
+    nd = np.floor((N[:, None] - cand * gp[:, None]) / gd[:, None])
+    valid = nd >= 1.0
+    served = np.where(valid, np.minimum(cand * Rp[:, None], nd * Rd[:, None]), -1.0)
+    best = np.argmax(served, axis=1)  # the first (fewest prefill instances) of equal ones
+    rows = np.arange(n)
+    ok = valid[rows, best]
+    np_, nd_ = np.where(ok, cand[rows, best], 0.0), np.where(ok, nd[rows, best], 0.0)
+    return {"prefill_instances": np_, "decode_instances": nd_,
+            "requests_per_s": np.where(ok, np.minimum(np_ * Rp, nd_ * Rd), 0.0),
+            "idle_gpus": np.where(ok, N - np_ * gp - nd_ * gd, N), "ok": ok.astype(np.float64)}
+
+
+def link_caps(prefill: Mapping[str, Any], decode: Mapping[str, Any], link_bw: Any) -> dict[str, np.ndarray]:
+    """Each instance's requests/s after its KV links (``kv_prompt_bytes`` per GPU per request,
+    ``dp`` replicas, ``link_bw`` bytes/s per GPU) and which of the two limits bounds it."""
+    bw = np.asarray(link_bw, dtype=np.float64)
+    f = lambda side, k: np.asarray(side[k], dtype=np.float64)  # noqa: E731
+    kv_p, kv_d = f(prefill, "kv_prompt_bytes"), f(decode, "kv_prompt_bytes")
+    rate_p, rate_d = f(prefill, "requests_per_s"), f(decode, "requests_per_s")
+    with np.errstate(divide="ignore"):
+        send = np.where(kv_p > 0, f(prefill, "dp") * bw / np.where(kv_p > 0, kv_p, 1.0), np.inf)
+        recv = np.where(kv_d > 0, f(decode, "dp") * bw / np.where(kv_d > 0, kv_d, 1.0), np.inf)
+    return {"prefill_rate": np.minimum(rate_p, send), "decode_rate": np.minimum(rate_d, recv),
+            "prefill_link_bound": (send < rate_p).astype(np.float64),
+            "decode_link_bound": (recv < rate_d).astype(np.float64)}
+
+
+def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any, input_len: Any, output_len: Any,
+            link_bw: Any, link_latency: Any, idle_power_w: Any, price_per_gpu_hour: Any,
+            prefill_instances: Any = 0.0, decode_at_load: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """The deployment metrics of N (prefill instance, decode instance) pairs.
+
+    ``prefill`` and ``decode`` map the serving model's outputs of each instance (at full load:
+    ``requests_per_s``, ``ttft_ms``, ``itl_ms``, ``kv_prompt_bytes``, ``memory_per_gpu_bytes``,
+    ``power_per_gpu_w``, ``model_tflops_per_gpu``, ``mfu``, ``infeasible_mask``) plus their plan
+    (``num_gpus``, ``dp``). ``decode_at_load`` holds the decode instance's outputs at its share of
+    the load (default: at full load). ``link_bw`` is bytes/s per GPU, ``link_latency`` seconds,
+    ``idle_power_w`` the idle board power of a GPU (W), ``price_per_gpu_hour`` USD. See the module
+    docstring.
+    """
+    n = max(np.asarray(prefill["requests_per_s"]).size, 1)
+    p = {k: _col(prefill[k], n) for k in INSTANCE_KEYS}
+    d = {k: _col(decode[k], n) for k in INSTANCE_KEYS}
+    at = {k: _col((decode_at_load if decode_at_load is not None else decode)[k], n) for k in INSTANCE_KEYS}
+    N, I, O = _col(num_gpus, n), _col(input_len, n), _col(output_len, n)
+    bw, lat = _col(link_bw, n), _col(link_latency, n)
+    caps = link_caps(p, d, bw)
+    parts = split(N, p["num_gpus"], d["num_gpus"], caps["prefill_rate"], caps["decode_rate"], prefill_instances)
+    np_, nd_, R = parts["prefill_instances"], parts["decode_instances"], parts["requests_per_s"]
+    prefill_side = np_ * caps["prefill_rate"] <= nd_ * caps["decode_rate"]
+    bound = np.where(prefill_side, np.where(caps["prefill_link_bound"] > 0, 2.0, 0.0),
+                     np.where(caps["decode_link_bound"] > 0, 3.0, 1.0))
+    t_x = np.maximum(p["kv_prompt_bytes"], d["kv_prompt_bytes"]) / bw + lat
+    tokens = R * O
+    gpus_p, gpus_d = np_ * p["num_gpus"], nd_ * d["num_gpus"]
+    watts = (gpus_p * p["power_per_gpu_w"] + gpus_d * at["power_per_gpu_w"] + parts["idle_gpus"] * _col(idle_power_w, n))
+    price = _col(price_per_gpu_hour, n)
+    flops = gpus_p * p["model_tflops_per_gpu"] + gpus_d * at["model_tflops_per_gpu"]
+    peak = np.where(at["mfu"] > 0, at["model_tflops_per_gpu"] / np.maximum(at["mfu"], 1e-30), 0.0)
+    mask = (p["infeasible_mask"].astype(np.int64) | d["infeasible_mask"].astype(np.int64)
+            | np.where(parts["ok"] > 0, 0, NO_SPLIT))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = {
+            "prefill_instances": np_, "decode_instances": nd_, "idle_gpus": parts["idle_gpus"],
+            "requests_per_s": R, "tokens_per_s": tokens, "tokens_per_s_per_gpu": tokens / np.maximum(N, 1.0),
+            "input_tokens_per_s": R * I,
+            "ttft_ms": p["ttft_ms"] + t_x * 1e3 + at["ttft_ms"], "itl_ms": at["itl_ms"],
+            "kv_transfer_s": t_x,
+            "prefill_requests_per_s": caps["prefill_rate"], "decode_requests_per_s": caps["decode_rate"],
+            "bound_by": bound,
+            "memory_per_gpu_bytes": np.maximum(p["memory_per_gpu_bytes"], at["memory_per_gpu_bytes"]),
+            "power_per_gpu_w": watts / np.maximum(N, 1.0),
+            "energy_per_token_j": np.where(tokens > 0, watts / tokens, 0.0),
+            "cost_per_mtok_usd": np.where(tokens > 0, N * price / 3600.0 / tokens * 1e6, 0.0),
+            "model_tflops_per_gpu": flops / np.maximum(N, 1.0),
+            "mfu": np.where(peak > 0, flops / np.maximum(N, 1.0) / np.maximum(peak, 1e-30), 0.0),
+            "infeasible_mask": mask.astype(np.float64),
+        }
+    out["input_tokens_per_s_per_gpu"] = out["input_tokens_per_s"] / np.maximum(N, 1.0)
+    out["feasible"] = (mask == 0).astype(np.float64)
+    bad = out["feasible"] == 0
+    for key in ("requests_per_s", "tokens_per_s", "tokens_per_s_per_gpu", "input_tokens_per_s",
+                "input_tokens_per_s_per_gpu"):
+        out[key] = np.where(bad & (parts["ok"] == 0), 0.0, out[key])
+    return {k: np.nan_to_num(np.asarray(v, dtype=np.float64), nan=0.0, posinf=np.finfo(np.float64).max)
+            for k, v in out.items()}

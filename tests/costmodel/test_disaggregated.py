@@ -1,0 +1,195 @@
+"""Disaggregated serving deployments (dse/costmodel/disaggregated.py and phase disaggregated in
+dse/workloads/inference.py): the split of the GPUs by hand, the KV link's time and caps, the
+composition against the instances evaluated on their own, and properties (hypothesis)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dse
+from dse.costmodel import disaggregated as dis
+from dse.errors import InputError
+from dse.workloads.inference import deployment_instances, instance_scenarios
+
+DSE = Path(sys.executable).parent / "dse"
+PROPERTY = settings(max_examples=80, deadline=None, derandomize=True, database=None)
+
+
+def instance(**changes):
+    """Evaluated-instance figures (what combine reads), a 4-GPU instance by default."""
+    base = {"num_gpus": 4.0, "dp": 1.0, "requests_per_s": 5.0, "ttft_ms": 1000.0, "itl_ms": 40.0,
+            "kv_prompt_bytes": 1e8, "memory_per_gpu_bytes": 60e9, "power_per_gpu_w": 600.0,
+            "model_tflops_per_gpu": 400.0, "mfu": 0.4, "infeasible_mask": 0.0}
+    return {**base, **changes}
+
+
+def deploy(prefill=None, decode=None, num_gpus=16, link_bw=50e9, latency=10e-6, fixed=0.0, at=None):
+    return dis.combine(prefill or instance(), decode or instance(requests_per_s=12.0), num_gpus, 4000, 500,
+                       link_bw, latency, 150.0, 3.0, fixed, decode_at_load=at)
+
+
+# ---------------------------------------------------------------------------- the split, by hand
+def test_the_split_balances_prefill_against_decode_and_keeps_the_fewest_prefill_instances_on_ties():
+    # 16 GPUs, instances of 4: (1, 3) serves min(5, 36) = 5; (2, 2) 10; (3, 1) min(15, 12) = 12
+    out = dis.split(16, 4, 4, 5.0, 12.0)
+    assert (out["prefill_instances"][0], out["decode_instances"][0]) == (3, 1)
+    assert out["requests_per_s"][0] == 12.0 and out["idle_gpus"][0] == 0
+    # equal service: (2, 2) and (3, 1) both serve 10 -> the fewer prefill instances
+    out = dis.split(16, 4, 4, 5.0, 10.0)
+    assert (out["prefill_instances"][0], out["decode_instances"][0]) == (2, 2)
+    # GPUs that fit no instance are idle: 18 = 3 x 4 + 1 x 4 + 2
+    out = dis.split(18, 4, 4, 5.0, 12.0)
+    assert out["idle_gpus"][0] == 2 and out["requests_per_s"][0] == 12.0
+
+
+def test_a_stated_count_is_kept_and_a_split_without_room_for_both_is_refused():
+    out = dis.split([16, 16, 7], [4, 4, 4], [4, 8, 4], 5.0, 12.0, [1, 2, 0])
+    assert (out["prefill_instances"][0], out["decode_instances"][0]) == (1, 3)
+    assert out["ok"].tolist() == [1.0, 1.0, 0.0]  # 2 x 4 + 1 x 8 fits 16; 7 GPUs hold no 4 + 4
+    assert (out["prefill_instances"][1], out["decode_instances"][1]) == (2, 1)
+    assert out["requests_per_s"][2] == 0 and out["idle_gpus"][2] == 7
+
+
+# ---------------------------------------------------------------------------- composition, by hand
+def test_ttft_adds_the_prefill_the_kv_transfer_and_the_first_decode_iteration():
+    out = deploy(decode=instance(requests_per_s=12.0, kv_prompt_bytes=5e7, ttft_ms=30.0))
+    t_x = 1e8 / 50e9 + 10e-6  # the larger of the two per-GPU shards over one GPU's link
+    assert out["kv_transfer_s"][0] == pytest.approx(t_x)
+    assert out["ttft_ms"][0] == pytest.approx(1000.0 + 1e3 * t_x + 30.0)
+    assert out["itl_ms"][0] == 40.0
+    R = 12.0  # (3, 1): decode-bound
+    assert out["requests_per_s"][0] == R and out["tokens_per_s"][0] == R * 500
+    assert out["tokens_per_s_per_gpu"][0] == pytest.approx(R * 500 / 16)
+    assert out["input_tokens_per_s"][0] == pytest.approx(R * 4000)
+    assert dis.BOUND[int(out["bound_by"][0])] == "decode instances"
+    # power: 12 GPUs of prefill at 600 W and 4 of decode at 600 W; energy per token = watts / tokens/s
+    assert out["power_per_gpu_w"][0] == pytest.approx(600.0)
+    assert out["energy_per_token_j"][0] == pytest.approx(16 * 600.0 / (R * 500))
+    assert out["cost_per_mtok_usd"][0] == pytest.approx(16 * 3.0 / 3600 / (R * 500) * 1e6)
+
+
+def test_a_narrow_link_caps_the_rate_and_says_so():
+    # 1e8 bytes per prompt per GPU over 0.2 GB/s: at most 2 prompts/s per prefill instance
+    out = deploy(link_bw=2e8)
+    assert out["prefill_requests_per_s"][0] == pytest.approx(2.0)
+    assert out["decode_requests_per_s"][0] == pytest.approx(2.0)  # the decode side receives as much
+    assert dis.BOUND[int(out["bound_by"][0])] in ("prefill KV send", "decode KV receive")
+    assert out["requests_per_s"][0] == pytest.approx(2.0 * min(out["prefill_instances"][0], out["decode_instances"][0]))
+
+
+def test_an_infeasible_instance_or_split_makes_the_deployment_infeasible_with_its_bits():
+    out = deploy(prefill=instance(infeasible_mask=float(1 << 7)))
+    assert out["feasible"][0] == 0 and int(out["infeasible_mask"][0]) & (1 << 7)
+    out = deploy(num_gpus=7)
+    assert out["feasible"][0] == 0 and int(out["infeasible_mask"][0]) & dis.NO_SPLIT
+    assert out["tokens_per_s"][0] == 0
+
+
+def test_the_decode_instance_at_its_share_of_the_load_sets_the_latency_and_power():
+    light = instance(requests_per_s=12.0, itl_ms=15.0, ttft_ms=15.0, power_per_gpu_w=400.0)
+    out = deploy(num_gpus=12, at=light)  # (2, 1): prefill-bound, 10 of the decode's 12 requests/s
+    assert out["requests_per_s"][0] == 10.0 and out["itl_ms"][0] == 15.0
+    assert out["power_per_gpu_w"][0] == pytest.approx((8 * 600.0 + 4 * 400.0) / 12)
+
+
+@PROPERTY
+@given(bw=st.floats(1e8, 1e12), more=st.floats(1.0, 100.0), gpus=st.integers(2, 64),
+       rp=st.floats(0.1, 50.0), rd=st.floats(0.1, 50.0), gp=st.sampled_from([1, 2, 4, 8]),
+       gd=st.sampled_from([1, 2, 4, 8]))
+def test_more_link_bandwidth_or_more_gpus_never_serve_fewer_requests(bw, more, gpus, rp, rd, gp, gd):
+    p, d = instance(num_gpus=gp, requests_per_s=rp), instance(num_gpus=gd, requests_per_s=rd)
+    a = deploy(p, d, num_gpus=gpus, link_bw=bw)
+    b = deploy(p, d, num_gpus=gpus, link_bw=bw * more)
+    c = deploy(p, d, num_gpus=gpus + gp + gd, link_bw=bw)
+    assert b["requests_per_s"][0] >= a["requests_per_s"][0] * (1 - 1e-12)
+    assert b["ttft_ms"][0] <= a["ttft_ms"][0] + 1e-9
+    assert c["requests_per_s"][0] >= a["requests_per_s"][0] * (1 - 1e-12)
+    # never more than either side can do with all the GPUs
+    assert a["requests_per_s"][0] <= gpus / gp * min(rp, bw / 1e8) + 1e-9
+
+
+# ---------------------------------------------------------------------------- through dse.evaluate
+def scenario(num_gpus=16, prefill=None, **inference):
+    return dse.load_scenario({
+        "name": "disagg", "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": num_gpus}, "parallel": {"tp": 4},
+        "inference": {"input_len": 4000, "output_len": 500, "phase": "disaggregated",
+                      "prefill": prefill or {"tp": 4}, **inference},
+    })
+
+
+def test_a_deployment_is_its_instances_evaluated_on_their_own_and_composed():
+    for gpus in (16, 12):  # decode-bound (3 + 1 instances), prefill-bound (2 + 1)
+        s = scenario(gpus)
+        row = dse.evaluate(s).iloc[0]
+        pre_s, dec_s = instance_scenarios(s)
+        pre, dec = dse.evaluate(pre_s).iloc[0], dse.evaluate(dec_s).iloc[0]
+        n_p, n_d = row["prefill_instances"], row["decode_instances"]
+        assert n_p * 4 + n_d * 4 + row["idle_gpus"] == gpus
+        R = min(n_p * pre["requests_per_s"], n_d * dec["requests_per_s"])
+        assert row["requests_per_s"] == pytest.approx(R, rel=1e-9)
+        assert row["tokens_per_s_per_gpu"] == pytest.approx(R * 500 / gpus, rel=1e-9)
+        _, at_load = deployment_instances(s, row)
+        at = dse.evaluate(at_load).iloc[0]
+        assert row["itl_ms"] == pytest.approx(at["itl_ms"], rel=1e-9)
+        assert row["ttft_ms"] == pytest.approx(pre["ttft_ms"] + 1e3 * row["kv_transfer_s"] + at["ttft_ms"], rel=1e-9)
+        assert row["feasible"] and row["phase"] == 3
+        if row["bound_by"] == 0:  # the decode side has room: it runs a smaller batch, a shorter step
+            assert at["batch"] < dec["batch"] and at["itl_ms"] < dec["itl_ms"]
+            assert at["requests_per_s"] == pytest.approx(R / n_d, rel=1e-6)
+
+
+def test_a_deployment_mixes_with_engines_in_one_call_in_order():
+    engine = dse.load_scenario({"name": "engine", "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+                                "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 4}, "parallel": {"tp": 4},
+                                "inference": {"input_len": 4000, "output_len": 500}})
+    df = dse.evaluate([engine, scenario(), engine])
+    assert list(df["name"]) == ["engine", "disagg", "engine"]
+    assert list(df["phase"]) == [0, 3, 0]
+    assert df["tokens_per_s"].iat[0] == df["tokens_per_s"].iat[2]
+
+
+def test_a_deployment_without_room_for_both_instances_is_infeasible_with_the_arithmetic():
+    row = dse.evaluate(scenario(num_gpus=6)).iloc[0]
+    assert not row["feasible"]
+    assert "no split of 6 GPUs holds a prefill instance of 4 GPUs and a decode instance of 4" in row["infeasible_reason"]
+
+
+@pytest.mark.parametrize("inference, message", [
+    ({"phase": "disaggregated"}, "phase disaggregated needs a prefill block"),
+    ({"prefill": {"tp": 2}}, "a prefill block describes the prefill instances of phase disaggregated"),
+    ({"phase": "disaggregated", "prefill": {"tp": 2}, "request_rate": 3.0}, "request_rate does not apply"),
+])
+def test_bad_disaggregated_blocks_are_clear_errors(inference, message):
+    with pytest.raises(InputError, match=message):
+        dse.load_scenario({"workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+                           "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8},
+                           "inference": {"input_len": 100, "output_len": 10, **inference}})
+
+
+def test_cli_evaluate_prints_the_deployment_and_each_instance(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({
+        "name": "d", "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 16}, "parallel": {"tp": 4},
+        "inference": {"input_len": 4000, "output_len": 500, "phase": "disaggregated", "prefill": {"tp": 4}}}))
+    env = {"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200", "PATH": ""}
+    text = subprocess.run([str(DSE), "evaluate", str(path)], capture_output=True, text=True, env=env, timeout=120)
+    assert text.returncode == 0, text.stderr
+    for words in ("3 prefill instance(s)", "1 decode instance(s)", "Deployment", "KV transfer",
+                  "one prefill instance, loaded", "one decode instance, at its share of the load"):
+        assert words in text.stdout, words
+    out = subprocess.run([str(DSE), "evaluate", str(path), "--json"], capture_output=True, text=True, env=env,
+                         timeout=120)
+    rec = json.loads(out.stdout)
+    assert rec["deployment"]["prefill_instances"] == 3 and set(rec["instances"]) == {"prefill", "decode"}
+    assert rec["instances"]["decode"]["serving"]["phase"] == "decode"
+    refused = subprocess.run([str(DSE), "evaluate", str(path), "--trace", str(tmp_path / "t.json")],
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert refused.returncode != 0 and "evaluate one of them" in refused.stderr + refused.stdout
