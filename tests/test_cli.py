@@ -85,7 +85,7 @@ def test_evaluate_json_has_every_key_with_finite_numbers():
 
 
 @pytest.mark.parametrize("name", ["llama2_70b_h100", "gpt3_175b_a100", "mixtral_8x7b_h100", "codesign_nvl72",
-                                  "vit_g14_a100"])
+                                  "vit_g14_a100", "llama3_70b_disaggregated_h100"])
 def test_shipped_scenarios_are_feasible(name):
     result = run("evaluate", SCENARIOS / f"{name}.yaml", "--json")
     assert result.returncode == 0, result.stderr

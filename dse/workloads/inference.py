@@ -246,6 +246,7 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
         frame[f"prefill_{key}"] = pre[key].to_numpy()
         frame[f"decode_{key}"] = at[key].to_numpy()
     frame["prefill_max_num_tokens"] = pre["max_num_tokens"].to_numpy()
+    frame["kv_prompt_bytes"] = pre["kv_prompt_bytes"].to_numpy()  # what a prefill GPU ships per request
     frame["link_bytes_per_s"] = bw
     frame["feasible"] = metrics["feasible"] > 0
     frame["infeasible_mask"] = metrics["infeasible_mask"].astype(np.int64)
