@@ -120,18 +120,18 @@ def scenario(num_gpus=16, prefill=None, **inference):
         "name": "disagg", "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
         "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": num_gpus}, "parallel": {"tp": 4},
         "inference": {"input_len": 4000, "output_len": 500, "phase": "disaggregated",
-                      "prefill": prefill or {"tp": 4}, **inference},
+                      "prefill": prefill or {"tp": 2}, **inference},
     })
 
 
 def test_a_deployment_is_its_instances_evaluated_on_their_own_and_composed():
-    for gpus in (16, 12):  # decode-bound (3 + 1 instances), prefill-bound (2 + 1)
+    for gpus in (16, 12):  # prefill TP 2, decode TP 4: prefill-bound (4 + 2), decode-bound (4 + 1)
         s = scenario(gpus)
         row = dse.evaluate(s).iloc[0]
         pre_s, dec_s = instance_scenarios(s)
         pre, dec = dse.evaluate(pre_s).iloc[0], dse.evaluate(dec_s).iloc[0]
         n_p, n_d = row["prefill_instances"], row["decode_instances"]
-        assert n_p * 4 + n_d * 4 + row["idle_gpus"] == gpus
+        assert n_p * 2 + n_d * 4 + row["idle_gpus"] == gpus
         R = min(n_p * pre["requests_per_s"], n_d * dec["requests_per_s"])
         assert row["requests_per_s"] == pytest.approx(R, rel=1e-9)
         assert row["tokens_per_s_per_gpu"] == pytest.approx(R * 500 / gpus, rel=1e-9)
@@ -140,6 +140,7 @@ def test_a_deployment_is_its_instances_evaluated_on_their_own_and_composed():
         assert row["itl_ms"] == pytest.approx(at["itl_ms"], rel=1e-9)
         assert row["ttft_ms"] == pytest.approx(pre["ttft_ms"] + 1e3 * row["kv_transfer_s"] + at["ttft_ms"], rel=1e-9)
         assert row["feasible"] and row["phase"] == 3
+        assert row["kv_prompt_bytes"] == pre["kv_prompt_bytes"]
         if row["bound_by"] == 0:  # the decode side has room: it runs a smaller batch, a shorter step
             assert at["batch"] < dec["batch"] and at["itl_ms"] < dec["itl_ms"]
             assert at["requests_per_s"] == pytest.approx(R / n_d, rel=1e-6)
@@ -156,9 +157,9 @@ def test_a_deployment_mixes_with_engines_in_one_call_in_order():
 
 
 def test_a_deployment_without_room_for_both_instances_is_infeasible_with_the_arithmetic():
-    row = dse.evaluate(scenario(num_gpus=6)).iloc[0]
+    row = dse.evaluate(scenario(num_gpus=5)).iloc[0]
     assert not row["feasible"]
-    assert "no split of 6 GPUs holds a prefill instance of 4 GPUs and a decode instance of 4" in row["infeasible_reason"]
+    assert "no split of 5 GPUs holds a prefill instance of 2 GPUs and a decode instance of 4" in row["infeasible_reason"]
 
 
 @pytest.mark.parametrize("inference, message", [
