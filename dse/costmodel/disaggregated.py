@@ -157,3 +157,55 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
         out[key] = np.where(bad & (parts["ok"] == 0), 0.0, out[key])
     return {k: np.nan_to_num(np.asarray(v, dtype=np.float64), nan=0.0, posinf=np.finfo(np.float64).max)
             for k, v in out.items()}
+
+
+def _link(c: Mapping[str, Any], num_gpus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes/s per GPU, latency s) of the KV link between the instances: NVLink when the whole
+    deployment is one NVLink domain, the scale-out network otherwise."""
+    g = lambda k: np.asarray(c[k], dtype=np.float64)  # noqa: E731
+    inside = num_gpus <= g("nvlink_domain")
+    bw = np.where(inside, g("nvlink_bw") * g("eff_nvlink"), g("scaleout_bw") * g("eff_scaleout"))
+    lat = np.where(inside, g("nvlink_latency"), g("scaleout_latency"))
+    return bw + 0.0 * num_gpus, lat + 0.0 * num_gpus
+
+
+def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any,
+                         prefill_instances: Any = 0.0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
+                                                                 dict[str, np.ndarray]]:
+    """Score N disaggregated deployments of ``num_gpus`` GPUs from the cost-model columns of one
+    prefill instance (``phase`` 1) and one decode instance (``phase`` 2) each
+    (:data:`dse.costmodel.inputs.COLUMNS` and :data:`dse.costmodel.inference.INFERENCE_COLUMNS`).
+
+    The instances are scored at full load, the GPUs split (``prefill_instances``, 0 = the split
+    that serves the most), the decode instances scored again at their share of the deployment's
+    requests/s where they have room to spare, and :func:`combine` composes the two. Returns
+    (deployment metrics, the prefill instance's outputs, the decode instance's outputs at its
+    load), each a dict of arrays of length N.
+    """
+    from .inference import evaluate_inference
+
+    pre = evaluate_inference(prefill)
+    dec = evaluate_inference(decode)
+    n = len(pre["requests_per_s"])
+    N, fixed = _col(num_gpus, n), _col(prefill_instances, n)
+    plan = lambda cols: {k: _col(cols[k], n) for k in ("num_gpus", "dp")}  # noqa: E731
+    pre_plan, dec_plan = {**pre, **plan(prefill)}, {**dec, **plan(decode)}
+    bw, lat = _link(decode, N)
+    caps = link_caps(pre_plan, dec_plan, bw)
+    parts = split(N, pre_plan["num_gpus"], dec_plan["num_gpus"], caps["prefill_rate"], caps["decode_rate"], fixed)
+    n_d, R = parts["decode_instances"], parts["requests_per_s"]
+    slack = (n_d > 0) & (R > 0) & (R < n_d * caps["decode_rate"] * (1.0 - 1e-9))
+    at = dec
+    if np.any(slack):  # the decode instances' share of the load: the batch Little's law gives
+        fed = dict(decode)
+        fed["batch"] = np.where(slack, 0.0, _col(decode.get("batch", 0.0), n))
+        rate = np.where(slack, R / np.maximum(n_d, 1.0), _col(decode.get("request_rate", 0.0), n))
+        fed["request_rate"] = rate
+        at = evaluate_inference(fed)
+    g = lambda k, default=0.0: _col(decode.get(k, default), n)  # noqa: E731
+    idle_w = g("power_idle") * np.where(g("power_ref_w") > 0, g("power_ref_w"), g("power_w"))
+    metrics = combine(pre_plan, dec_plan, N, _col(prefill["input_len"], n), _col(prefill["output_len"], n), bw, lat,
+                      idle_w, g("price_per_gpu_hour"), fixed, decode_at_load={**at, **plan(decode)})
+    metrics["link_bytes_per_s"] = bw
+    metrics["kv_prompt_bytes"] = pre["kv_prompt_bytes"]
+    return metrics, pre, at

@@ -179,25 +179,6 @@ def instance_scenarios(scenario: Scenario) -> tuple[Scenario, Scenario]:
     return prefill, decode
 
 
-def _at_rate(decode: Scenario, rate: float) -> Scenario:
-    """A decode instance fed ``rate`` requests/s (below its capacity): the batch Little's law gives."""
-    return decode.model_copy(update={"inference": decode.inference.model_copy(
-        update={"batch": None, "request_rate": rate})})
-
-
-def _link(row: Mapping[str, Any], num_gpus: float) -> tuple[float, float]:
-    """(bytes/s per GPU, latency s) of the KV link between instances: NVLink when the whole
-    deployment is one NVLink domain, the scale-out network otherwise."""
-    if num_gpus <= float(row["nvlink_domain"]):
-        return float(row["nvlink_bw"] * row["eff_nvlink"]), float(row["nvlink_latency"])
-    return float(row["scaleout_bw"] * row["eff_scaleout"]), float(row["scaleout_latency"])
-
-
-def _idle_w(row: Mapping[str, Any]) -> float:
-    ref = float(row.get("power_ref_w", 0.0) or 0.0) or float(row["power_w"])
-    return float(row["power_idle"]) * ref
-
-
 def deployment_instances(scenario: Scenario, row: Mapping[str, Any]) -> tuple[Scenario, Scenario]:
     """The two instances of an evaluated disaggregated deployment (``row``, from :func:`evaluate`)
     at its operating point: the prefill instance loaded, the decode instance at its share of the
@@ -205,33 +186,33 @@ def deployment_instances(scenario: Scenario, row: Mapping[str, Any]) -> tuple[Sc
     prefill, decode = instance_scenarios(scenario)
     n_d, rate, capacity = float(row["decode_instances"]), float(row["requests_per_s"]), float(row["decode_requests_per_s"])
     if n_d > 0 and rate > 0 and rate < n_d * capacity * (1.0 - 1e-9):
-        decode = _at_rate(decode, rate / n_d)
+        decode = decode.model_copy(update={"inference": decode.inference.model_copy(
+            update={"batch": None, "request_rate": rate / n_d})})
     return prefill, decode
 
 
 def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
-    """Disaggregated deployments: their instances scored at full load, split, the decode instances
-    scored again at their share of the load, composed (:func:`dse.costmodel.disaggregated.combine`)."""
+    """Disaggregated deployments through :func:`dse.costmodel.disaggregated.evaluate_deployments`:
+    one row each, the deployment's figures and each kind of instance's plan."""
     pairs = [instance_scenarios(s) for s in scenarios]
-    first = _engines([x for pair in pairs for x in pair], explain)
-    pre, dec = first.iloc[0::2].reset_index(drop=True), first.iloc[1::2].reset_index(drop=True)
-    k = len(scenarios)
+    names = list(COLUMNS) + [k for k in inf.INFERENCE_COLUMNS if k not in COLUMNS]
+    columns = []
+    for s, pair in zip(scenarios, pairs):
+        try:
+            resolve_hardware(s.cluster, s.precision)
+            columns.append([inference_columns(x) for x in pair])
+        except InputError as err:
+            raise err.with_source(f"scenario ({s.name})" if s.name else "scenario") from None
+    pre_in = pd.DataFrame([c[0] for c in columns], columns=names)
+    dec_in = pd.DataFrame([c[1] for c in columns], columns=names)
     N = np.array([float(s.cluster.num_gpus) for s in scenarios])
-    links = [_link(dec.iloc[i], N[i]) for i in range(k)]
-    bw, lat = np.array([b for b, _ in links]), np.array([t for _, t in links])
     fixed = np.array([float(s.inference.prefill.instances or 0) for s in scenarios])
-    caps = dis.link_caps(pre, dec, bw)
-    parts = dis.split(N, pre["num_gpus"], dec["num_gpus"], caps["prefill_rate"], caps["decode_rate"], fixed)
-    loaded = []
-    for i, (s, (_, d)) in enumerate(zip(scenarios, pairs)):
-        n_d, rate = parts["decode_instances"][i], parts["requests_per_s"][i]
-        slack = n_d > 0 and rate > 0 and rate < n_d * caps["decode_rate"][i] * (1.0 - 1e-9)
-        loaded.append(_at_rate(d, rate / n_d) if slack else d)
-    at = _engines(loaded, explain)
+    metrics, pre_out, at_out = dis.evaluate_deployments(
+        {k: pre_in[k].to_numpy(np.float64) for k in names}, {k: dec_in[k].to_numpy(np.float64) for k in names},
+        N, fixed)
+    pre = attach_metrics(pre_in, pre_out, explain, explainer=describe)
+    at = attach_metrics(dec_in, at_out, explain, explainer=describe)
     frame = at.copy()
-    metrics = dis.combine(pre, dec, N, pre["input_len"], pre["output_len"], bw, lat,
-                          [_idle_w(dec.iloc[i]) for i in range(k)], dec["price_per_gpu_hour"],
-                          fixed, decode_at_load=at)
     for key, v in metrics.items():
         frame[key] = v
     for key in INSTANCE_ONLY:
@@ -246,25 +227,23 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
         frame[f"prefill_{key}"] = pre[key].to_numpy()
         frame[f"decode_{key}"] = at[key].to_numpy()
     frame["prefill_max_num_tokens"] = pre["max_num_tokens"].to_numpy()
-    frame["kv_prompt_bytes"] = pre["kv_prompt_bytes"].to_numpy()  # what a prefill GPU ships per request
-    frame["link_bytes_per_s"] = bw
     frame["feasible"] = metrics["feasible"] > 0
     frame["infeasible_mask"] = metrics["infeasible_mask"].astype(np.int64)
     reasons = []
-    for i in range(k):
+    for i in range(len(scenarios)):
         why = []
         if explain and not frame["feasible"].iat[i]:
-            for label, side in (("prefill instance", pre), ("decode instance", dec)):
+            for label, side in (("prefill instance", pre), ("decode instance", at)):
                 if side["infeasible_reason"].iat[i]:
                     why.append(f"{label}: {side['infeasible_reason'].iat[i]}")
             if int(frame["infeasible_mask"].iat[i]) & dis.NO_SPLIT:
                 why.append(f"no split of {int(N[i])} GPUs holds a prefill instance of {int(pre['num_gpus'].iat[i])} GPUs"
                            + (f" x {int(fixed[i])}" if fixed[i] else "")
-                           + f" and a decode instance of {int(dec['num_gpus'].iat[i])}")
+                           + f" and a decode instance of {int(at['num_gpus'].iat[i])}")
         reasons.append("; ".join(why))
     frame["infeasible_reason"] = reasons
-    frame["name"] = [s.name for s in scenarios]
-    return frame
+    return frame.assign(name=[s.name for s in scenarios], gpu=[s.cluster.gpu for s in scenarios],
+                        model=[s.model.name for s in scenarios], precision=[s.precision for s in scenarios])
 
 
 def _engines(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
