@@ -162,10 +162,18 @@ def test_model_entries_have_exactly_the_schema_keys(models):
     for pid, entry in models.items():
         assert isinstance(entry, dict), pid
         assert pid == pid.lower(), f"{pid}: ids are lowercase"
-        keys = set(entry) - (WINDOW_KEYS if "attention_window" in entry else set()) - {"mla", "dropout", "tied_embeddings"}
+        keys = (set(entry) - (WINDOW_KEYS if "attention_window" in entry else set())
+                - {"mla", "dropout", "tied_embeddings", "context_len"})
         assert keys == MODEL_KEYS, f"{pid}: keys differ by {keys ^ MODEL_KEYS}"
         if entry["moe"] is not None:
             assert set(entry["moe"]) - {"expert_groups", "top_groups"} == MOE_KEYS, f"{pid}: moe keys {set(entry['moe'])}"
+
+
+def test_a_stated_context_window_is_a_whole_number_of_tokens_no_shorter_than_training(models):
+    stated = {pid: m["context_len"] for pid, m in models.items() if "context_len" in m}
+    assert len(stated) >= 15  # the released models'
+    for pid, ctx in stated.items():
+        assert isinstance(ctx, int) and ctx >= models[pid]["seq_len"], (pid, ctx)
 
 
 def test_model_figures_are_valid(models):
