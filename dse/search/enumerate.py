@@ -208,7 +208,10 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
 
 
 #: Columns of :func:`serving_grid` (LLM serving plans), in sort order.
-SERVING_COLUMNS = ("tp", "pp", "dp", "ep", "batch", "spec_tokens", "num_gpus")
+SERVING_COLUMNS = ("phase", "tp", "pp", "dp", "ep", "batch", "spec_tokens", "prefill_tp", "prefill_pp", "prefill_ep",
+                   "prefill_max_num_tokens", "num_gpus")
+#: ``phase`` of a serving plan: an engine (both phases) or a disaggregated deployment.
+ENGINE, DEPLOYMENT = 0, 3
 #: Columns of :func:`dlrm_grid` (DLRM plans), in sort order.
 DLRM_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microbatch", "global_batch", "num_gpus")
 
@@ -242,28 +245,75 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     n_gpus = _check_gpus(space, num_gpus)
     par = space.spec.parallel
     m = space.base.model
-    tps = [t for t in sorted(set(par.tp))
-           if m.heads % t == 0 and kv_heads_fit(m.kv, t) and m.ffn_hidden % t == 0]
+    tps = [t for t in sorted(set(par.tp)) if _tp_fits(m, t)]
     pps = [p for p in sorted(set(par.pp)) if m.layers >= p and n_gpus % p == 0]
     rows: dict[str, np.ndarray] = {"tp": np.asarray(tps, dtype=np.int64)}
     rows = _cross(rows, "pp", pps)
     rows = _keep(rows, n_gpus % (rows["tp"] * rows["pp"]) == 0)
     rows["dp"] = n_gpus // (rows["tp"] * rows["pp"])
+    rows = _keep(rows, _ep_rows(rows, m, par.ep))
+    rows = _serving_tail(space, rows)
+    rows["phase"] = np.full(len(rows["tp"]), ENGINE, dtype=np.int64)
+    for key in ("prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens"):
+        rows[key] = np.zeros(len(rows["tp"]), dtype=np.int64)
+    if par.disaggregated is not None:
+        rows = {k: np.concatenate([rows[k], v]) for k, v in _deployment_rows(space, n_gpus).items()}
+    return _finish(rows, n_gpus, SERVING_COLUMNS)
+
+
+def _tp_fits(m: Any, t: int) -> bool:
+    return m.heads % t == 0 and bool(kv_heads_fit(m.kv, t)) and m.ffn_hidden % t == 0
+
+
+def _ep_rows(rows: dict[str, np.ndarray], m: Any, eps: list[int]) -> np.ndarray:
+    """Cross ``rows`` (tp, dp) with the expert-parallel degrees in place; the mask of the valid ones."""
     if m.moe is None:
-        rows = _cross(rows, "ep", [e for e in sorted(set(par.ep)) if e == 1])
+        rows.update(_cross(rows, "ep", [e for e in sorted(set(eps)) if e == 1]))
     else:
-        rows = _cross(rows, "ep", [e for e in sorted(set(par.ep)) if m.moe.experts % e == 0])
-        tp, ep = rows["tp"], rows["ep"]
-        etp = np.maximum(tp // ep, 1)
-        ok = ((tp * rows["dp"]) % ep == 0) & (np.maximum(tp, ep) % np.minimum(tp, ep) == 0)
-        ok &= m.moe.expert_ffn_hidden % etp == 0
-        rows = _keep(rows, ok)
+        rows.update(_cross(rows, "ep", [e for e in sorted(set(eps)) if m.moe.experts % e == 0]))
+    n = len(rows["ep"])
+    if m.moe is None:
+        return np.ones(n, dtype=bool)
+    tp, ep = rows["tp"], rows["ep"]
+    ok = ((tp * rows["dp"]) % ep == 0) & (np.maximum(tp, ep) % np.minimum(tp, ep) == 0)
+    return ok & (m.moe.expert_ffn_hidden % np.maximum(tp // ep, 1) == 0)
+
+
+def _serving_tail(space: SearchSpace, rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Rows crossed with the batch and speculative-decoding candidates."""
+    par = space.spec.parallel
     rows = _cross(rows, "batch", par.batches())
     drafts = par.speculative_tokens
     if drafts is None:
         drafts = [space.base.inference.speculative_tokens if space.base.inference is not None else 0]
-    rows = _cross(rows, "spec_tokens", sorted(set(drafts)))
-    return _finish(rows, n_gpus, SERVING_COLUMNS)
+    return _cross(rows, "spec_tokens", sorted(set(drafts)))
+
+
+def _deployment_rows(space: SearchSpace, n_gpus: int) -> dict[str, np.ndarray]:
+    """Disaggregated deployments on ``n_gpus`` GPUs: a decode instance plan (one replica of tp*pp
+    GPUs, the space's degrees, batches and drafts) with a prefill instance plan of
+    ``parallel.disaggregated``, both fitting together (the split is the cost model's)."""
+    par, m = space.spec.parallel, space.base.model
+    pre = par.disaggregated
+    dec = {"tp": np.asarray([t for t in sorted(set(par.tp)) if _tp_fits(m, t)], dtype=np.int64)}
+    dec = _cross(dec, "pp", [p for p in sorted(set(par.pp)) if m.layers >= p])
+    dec["dp"] = np.ones(len(dec["tp"]), dtype=np.int64)
+    dec = _keep(dec, _ep_rows(dec, m, par.ep))
+    dec = _serving_tail(space, dec)
+    pre_rows = {"prefill_tp": np.asarray([t for t in sorted(set(pre.tp)) if _tp_fits(m, t)], dtype=np.int64)}
+    pre_rows = _cross(pre_rows, "prefill_pp", [p for p in sorted(set(pre.pp)) if m.layers >= p])
+    probe = {"tp": pre_rows["prefill_tp"], "dp": np.ones(len(pre_rows["prefill_tp"]), dtype=np.int64)}
+    ok = _ep_rows(probe, m, pre.ep)
+    pre_rows = {k: np.repeat(v, len(probe["ep"]) // max(len(v), 1)) for k, v in pre_rows.items()}
+    pre_rows["prefill_ep"] = probe["ep"]
+    pre_rows = _keep(pre_rows, ok)
+    pre_rows = _cross(pre_rows, "prefill_max_num_tokens", sorted(set(pre.max_num_tokens or [0])))
+    n_dec, n_pre = len(dec["tp"]), len(pre_rows["prefill_tp"])
+    rows = {k: np.repeat(v, n_pre) for k, v in dec.items()}
+    rows.update({k: np.tile(v, n_dec) for k, v in pre_rows.items()})
+    rows = _keep(rows, rows["tp"] * rows["pp"] + rows["prefill_tp"] * rows["prefill_pp"] <= n_gpus)
+    rows["phase"] = np.full(len(rows["tp"]), DEPLOYMENT, dtype=np.int64)
+    return rows
 
 
 def dlrm_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:

@@ -76,15 +76,68 @@ def _serving_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
     return inference_columns(space.scenario(num_gpus))
 
 
+#: Plan columns of a disaggregated deployment's prefill instance (:func:`dse.search.enumerate.serving_grid`).
+PREFILL_PLAN = ("prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens")
+
+
 def _serving_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
     """:func:`dse.costmodel.inference.evaluate_inference`; ``batch`` becomes the batch run (the
-    cost model's choice where the plan said 0 = auto), ``batch_auto`` says which were chosen."""
+    cost model's choice where the plan said 0 = auto), ``batch_auto`` says which were chosen.
+    Disaggregated deployments (``phase`` 3) through
+    :func:`dse.costmodel.disaggregated.evaluate_deployments`: their decode instance at its load
+    supplies the engine columns, the deployment the headline figures."""
     from ..costmodel.inference import evaluate_inference
 
-    metrics = evaluate_inference({k: v for k, v in cols.items() if k != KNOBS_KEY})
+    base = {k: v for k, v in cols.items() if k != KNOBS_KEY and k not in PREFILL_PLAN}
+    n = len(np.atleast_1d(np.asarray(cols["num_gpus"])))
+    dep = np.broadcast_to(np.asarray(cols.get("phase", 0.0), dtype=np.float64), (n,)) == 3.0
+    if not dep.any():
+        metrics = evaluate_inference(base)
+    else:
+        metrics = _with_deployments(base, cols, dep, n)
     auto = (np.asarray(cols["batch"], dtype=np.float64) == 0).astype(np.float64)
     metrics["batch_auto"] = np.broadcast_to(auto, metrics["batch"].shape).copy()
     return metrics
+
+
+def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Engines and disaggregated deployments of one set of serving rows, in row order."""
+    from ..costmodel.disaggregated import evaluate_deployments
+    from ..costmodel.inference import evaluate_inference
+    from ..workloads.inference import INSTANCE_ONLY
+
+    def take(index: np.ndarray) -> dict[str, Any]:
+        return {k: (np.broadcast_to(np.asarray(v, dtype=np.float64), (n,))[index] if np.ndim(v) else v)
+                for k, v in base.items()}
+
+    engines, deployments = np.flatnonzero(~dep), np.flatnonzero(dep)
+    parts: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
+    if len(engines):
+        parts.append((engines, evaluate_inference(take(engines))))
+    d = take(deployments)
+    plan = {k: np.broadcast_to(np.asarray(cols[k], dtype=np.float64), (n,))[deployments] for k in PREFILL_PLAN}
+    pre = {**d, "tp": plan["prefill_tp"], "pp": plan["prefill_pp"], "ep": plan["prefill_ep"], "dp": 1.0,
+           "num_gpus": plan["prefill_tp"] * plan["prefill_pp"], "phase": 1.0, "batch": 0.0, "spec_tokens": 0.0,
+           "request_rate": 0.0, "concurrency": 0.0}
+    budget = plan["prefill_max_num_tokens"]
+    for key in ("max_num_tokens", "min_num_tokens"):
+        pre[key] = np.where(budget > 0, budget, np.broadcast_to(np.asarray(d[key], dtype=np.float64), budget.shape))
+    dec = {**d, "dp": 1.0, "num_gpus": np.asarray(d["tp"]) * np.asarray(d["pp"]), "phase": 2.0}
+    metrics, pre_out, at = evaluate_deployments(pre, dec, d["num_gpus"])
+    rows = dict(at)
+    heavier = pre_out["memory_per_gpu_bytes"] > at["memory_per_gpu_bytes"]
+    for key in rows:
+        if key.startswith("memory_") and key != "memory_per_gpu_bytes":
+            rows[key] = np.where(heavier, pre_out[key], at[key])
+    rows.update({k: np.full(len(deployments), np.nan) for k in INSTANCE_ONLY if k in rows})
+    rows.update(metrics)
+    parts.append((deployments, rows))
+    names = list(dict.fromkeys(k for _, m in parts for k in m))
+    out = {k: np.full(n, np.nan) for k in names}
+    for index, m in parts:
+        for k, v in m.items():
+            out[k][index] = v
+    return out
 
 
 def _dlrm_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
@@ -132,7 +185,8 @@ WORKLOADS: dict[str, Workload] = {
     "vit_train": Workload(_vit_base, _vit_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
     "vit_inference": Workload(_vit_base, _vit_evaluate, PLAN_COLUMNS, INPUT_COLUMNS),
     "llm_inference": Workload(
-        _serving_base, _serving_evaluate, ("num_gpus", "tp", "pp", "dp", "ep", "batch", "spec_tokens"),
+        _serving_base, _serving_evaluate,
+        ("num_gpus", "phase", "tp", "pp", "dp", "ep", "batch", "spec_tokens", *PREFILL_PLAN),
         ("hbm_bytes", "peak_flops", "nvlink_bw", "scaleout_bw", "nvlink_domain", "input_len", "output_len")),
     "dlrm_train": Workload(
         _dlrm_base, _dlrm_evaluate,

@@ -269,7 +269,9 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
     fig = _new_figure(2.9)
     ax = fig.add_subplot()
     serving = "itl_ms" in df.columns  # its tokens are output tokens
-    df = df[list(dict.fromkeys([xm, ym, *(["feasible"] if "feasible" in df.columns else [])]))]  # small copies
+    kinds = "phase" in df.columns and bool((df["phase"] == 3).any())  # disaggregated deployments too
+    df = df[list(dict.fromkeys([xm, ym, *(["feasible"] if "feasible" in df.columns else []),
+                                *(["phase"] if kinds else [])]))]  # small copies
     ok = feasible_rows(df)
     bad = df[~df["feasible"].fillna(False).astype(bool).to_numpy()] if "feasible" in df.columns else df.iloc[:0]
     xf, yf = _factor(xm), _factor(ym)
@@ -306,15 +308,22 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
                 ax.scatter(bx, by, s=24, facecolors="none", edgecolors=OKABE_ITO["vermillion"], linewidths=0.9,
                            zorder=4),
                 f"best per {what}")
-        front = pareto_front(ok, [y, x], feasible_only=True).sort_values(xm, kind="stable")
-        px, py = xy(front)
-        good = np.isfinite(px) & np.isfinite(py)
-        px, py = px[good], py[good]
-        if px.size:
-            sx, sy, where = _staircase(px, py, xdir)
-            (line,) = ax.step(sx, sy, where=where, color=OKABE_ITO["black"], linewidth=1.2, zorder=5)
-            pts = ax.scatter(px, py, s=12, color=OKABE_ITO["black"], zorder=6, linewidths=0)
-            legend["front"] = ((line, pts), "Pareto front of the two axes")
+        # the front of the two axes; with disaggregated deployments, one front per kind of serving
+        sets = ([("front", ok, OKABE_ITO["black"], "Pareto front of the two axes")] if not kinds else
+                [("front", ok[ok["phase"] != 3], OKABE_ITO["black"], "front of engines"),
+                 ("front2", ok[ok["phase"] == 3], OKABE_ITO["vermillion"], "front of disaggregated")])
+        for role, rows, color, label in sets:
+            if not len(rows):
+                continue
+            front = pareto_front(rows, [y, x], feasible_only=True).sort_values(xm, kind="stable")
+            px, py = xy(front)
+            good = np.isfinite(px) & np.isfinite(py)
+            px, py = px[good], py[good]
+            if px.size:
+                sx, sy, where = _staircase(px, py, xdir)
+                (line,) = ax.step(sx, sy, where=where, color=color, linewidth=1.2, zorder=5)
+                pts = ax.scatter(px, py, s=12, color=color, zorder=6, linewidths=0)
+                legend[role] = ((line, pts), label)
     else:
         ax.text(0.5, 0.96, "no feasible configuration", transform=ax.transAxes, ha="center", va="top",
                 color=OKABE_ITO["vermillion"])
@@ -325,7 +334,7 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
     # a long study name goes on its own line rather than running off the figure
     sep = ":\n" if title and len(title) > 24 else ": "
     ax.set_title(f"{title + sep if title else ''}feasible (constrained) front", loc="left")
-    order = [legend[k] for k in ("front", "best", "feasible", "infeasible") if k in legend]
+    order = [legend[k] for k in ("front", "front2", "best", "feasible", "infeasible") if k in legend]
     if order:
         # two columns (filled column by column) when the labels fit across the figure, else one
         half = -(-len(order) // 2)
@@ -344,6 +353,15 @@ def _plan_text(row: pd.Series) -> str:
         return float(row[c]) if c in row.index and pd.notna(row[c]) else math.nan
 
     parts = [f"{v('num_gpus'):g} GPUs:"]
+    if v("phase") == 3:  # a disaggregated deployment: each kind of instance
+        tokens = f", {v('prefill_max_num_tokens'):g}-token iterations" if v("prefill_max_num_tokens") > 0 else ""
+        parts.append(f"{v('prefill_instances'):g} prefill x tp{v('prefill_tp'):g}"
+                     + (f" pp{v('prefill_pp'):g}" if v("prefill_pp") > 1 else "") + tokens
+                     + f"\n+ {v('decode_instances'):g} decode x tp{v('tp'):g}"
+                     + (f" pp{v('pp'):g}" if v("pp") > 1 else "")
+                     + (f" ep{v('ep'):g}" if v("ep") > 1 else "")
+                     + (f" batch {v('batch'):.3g}" if math.isfinite(v("batch")) else ""))
+        return " ".join(parts)
     if math.isfinite(v("emb_sharding")):
         from .results import PLANNER_NAMES, SHARDING_NAMES
 
@@ -434,17 +452,30 @@ def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = No
     legend_kw = {"loc": "outside lower center", "ncols": 3, "handlelength": 1.2, "columnspacing": 1.0,
                  "handletextpad": 0.4}
 
-    # time per iteration (serving: per decode step, in ms as the text report gives it)
     ax = panels[0].add_subplot()
-    what, unit, scale = _time_axis(row)
-    time_parts = [(lab, val(c) * scale, col, h) for lab, c, col, h in TIME_PARTS if val(c) > 0]
-    handles = _stacked(ax, time_parts)
-    total = sum(p[1] for p in time_parts)
-    it = val("iteration_time_s") * scale or total
-    ax.set_xlim(0, max(it, total) * 1.2 or 1.0)
-    ax.text(total, 0, f" {it:.3g} {unit}", va="center", ha="left")
-    ax.set_xlabel(f"{what} ({unit})")
-    panels[0].legend(handles, [p[0] for p in time_parts], **legend_kw)
+    if val("phase") == 3:  # a disaggregated deployment: how its GPUs are split (each instance: dse evaluate)
+        split = [("prefill instances", val("prefill_instances") * val("prefill_tp") * max(val("prefill_pp"), 1.0),
+                  OKABE_ITO["orange"], None),
+                 ("decode instances", val("decode_instances") * val("tp") * max(val("pp"), 1.0), OKABE_ITO["blue"], None),
+                 ("idle", val("idle_gpus"), "#FFFFFF", "....")]
+        split = [p for p in split if p[1] > 0]
+        handles = _stacked(ax, split)
+        total = sum(p[1] for p in split)
+        ax.set_xlim(0, total * 1.2 or 1.0)
+        ax.text(total, 0, f" {total:g} GPUs", va="center", ha="left")
+        ax.set_xlabel("GPUs of the deployment")
+        panels[0].legend(handles, [p[0] for p in split], **legend_kw)
+    else:
+        # time per iteration (serving: per decode step, in ms as the text report gives it)
+        what, unit, scale = _time_axis(row)
+        time_parts = [(lab, val(c) * scale, col, h) for lab, c, col, h in TIME_PARTS if val(c) > 0]
+        handles = _stacked(ax, time_parts)
+        total = sum(p[1] for p in time_parts)
+        it = val("iteration_time_s") * scale or total
+        ax.set_xlim(0, max(it, total) * 1.2 or 1.0)
+        ax.text(total, 0, f" {it:.3g} {unit}", va="center", ha="left")
+        ax.set_xlabel(f"{what} ({unit})")
+        panels[0].legend(handles, [p[0] for p in time_parts], **legend_kw)
 
     # memory per GPU
     ax = panels[1].add_subplot()
@@ -460,7 +491,7 @@ def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = No
         handles.append(ax.axvline(hbm, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.2))
         labels.append(hbm_label(hbm))
     ax.text(label_x, 0, total_text, va="center", ha="left")
-    ax.set_xlabel("memory per GPU (GiB)")
+    ax.set_xlabel("memory per GPU (GiB)" if val("phase") != 3 else "memory per GPU of the fuller instance (GiB)")
     panels[1].legend(handles, labels, **legend_kw)
     return fig
 
@@ -499,7 +530,7 @@ def _memory_extent(used: float, hbm: float, text: str) -> tuple[float, float]:
 # --------------------------------------------------------------------------------- everything
 def _needed_columns(objectives: Sequence[tuple[str, str]]) -> list[str]:
     cols = ["trial", "feasible", "tokens_per_s", "iteration_time_s", "hbm_bytes", "batch_auto", "itl_ms",
-            *PLAN_COLUMNS, "hw.*"]
+            "prefill_instances", "decode_instances", "idle_gpus", *PLAN_COLUMNS, "hw.*"]
     cols += [c for _, c, _, _ in TIME_PARTS] + [c for _, c, _ in MEMORY_PARTS]
     cols += [m for m, _ in objectives]
     return cols

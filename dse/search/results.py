@@ -37,9 +37,15 @@ MANIFEST = "manifest.json"
 DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num_gpus", "minimize")]
 #: The parallel plan of a configuration, in display order (every kind of run: a table holds
 #: those of its kind; ``batch`` is the serving batch in flight, ``emb_*`` the DLRM embedding plan).
-PLAN_COLUMNS = ("num_gpus", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero",
+PLAN_COLUMNS = ("num_gpus", "phase", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero",
                 "shard_group", "sp",
-                "recompute", "offload_layers", "batch", "spec_tokens", "microbatch", "global_batch")
+                "recompute", "offload_layers", "batch", "spec_tokens", "microbatch", "global_batch",
+                "prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens")
+#: Serving ``phase`` of a results row: an engine, or a disaggregated deployment (whose tp, pp,
+#: ep and batch are its decode instances', ``prefill_*`` its prefill instances').
+PHASE_NAMES = {0: "engine", 3: "disaggregated"}
+#: Columns only disaggregated deployments fill (shown when a row listed is one).
+DEPLOYMENT_COLUMNS = ("prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).
 ID_COLUMNS = ("trial",)
 #: Metrics in the JSON records of ``dse show`` (those present).
@@ -48,7 +54,8 @@ RECORD_METRICS = (
     "model_tflops_per_gpu", "memory_per_gpu_bytes", "hbm_bytes", "exposed_comm_s", "cost_per_mtok_usd",
     "energy_per_token_j", "time_to_train_s", "itl_ms", "ttft_ms", "requests_per_s", "batch_auto",
     "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j", "input_tokens_per_s",
-    "input_tokens_per_s_per_gpu", "power_per_gpu_w",
+    "input_tokens_per_s_per_gpu", "power_per_gpu_w", "prefill_instances", "decode_instances", "idle_gpus",
+    "kv_transfer_s",
 )
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 #: DLRM table planners (the sharding names are the cost model's, SHARDING_NAMES).
@@ -343,6 +350,8 @@ def _plain(name: str, value: Any) -> Any:
         return SHARDING_NAMES.get(int(round(float(value))), float(value))
     if name == "emb_planner":
         return PLANNER_NAMES.get(int(round(float(value))), float(value))
+    if name == "phase":
+        return PHASE_NAMES.get(int(round(float(value))), float(value))
     if isinstance(value, (np.integer, int)):
         return int(value)
     if isinstance(value, (np.floating, float)):
@@ -403,6 +412,10 @@ def infeasible_counts(df: pd.DataFrame) -> list[dict[str, Any]]:
     labels = mask_labels(df)
     counts = [(labels.get(bit, f"check {bit}"), int(np.count_nonzero(masks & bit)))
               for bit in sorted({1 << i for i in range(63) if np.any(masks & (1 << i))})]
+    if "feasible" in df.columns:  # the cost model's checks pass, the space's constraints do not
+        outside = int(np.count_nonzero((masks == 0) & ~df["feasible"].fillna(False).astype(bool).to_numpy()))
+        if outside:
+            counts.append(("outside the space's constraints", outside))
     return [{"reason": r, "configurations": n} for r, n in sorted(counts, key=lambda rn: -rn[1])]
 
 
@@ -465,8 +478,13 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     hw = hw_columns(top)
     cols: list[tuple[str, str, Any]] = [("#", "", None)]
     short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb",
-             "global_batch": "gbs", "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard"}
+             "global_batch": "gbs", "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard",
+             "phase": "serving", "prefill_tp": "P tp", "prefill_pp": "P pp", "prefill_ep": "P ep",
+             "prefill_max_num_tokens": "P tokens"}
+    disaggregated = "phase" in top.columns and (top["phase"] == 3).any()
     for c in PLAN_COLUMNS:
+        if c in ("phase", *DEPLOYMENT_COLUMNS) and not disaggregated:
+            continue
         # hybrid sharding and offloading only when some plan shown uses them, the experts' split
         # only when some plan shown folds them (etp != tp)
         if c in ("shard_group", "offload_layers") and c in top.columns and not (top[c].fillna(0) > 0).any():
@@ -478,6 +496,8 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     for c in hw:
         cols.append((c.removeprefix("hw."), c, None))
     metric_cols = [
+        *([("P x", "prefill_instances", lambda x: f"{x:.0f}"), ("D x", "decode_instances", lambda x: f"{x:.0f}")]
+          if disaggregated else []),
         ("tokens/s", "tokens_per_s", lambda x: _fmt(x)),
         ("tokens/s/GPU", "tokens_per_s_per_gpu", lambda x: _fmt(x)),
         ("ITL ms", "itl_ms", lambda x: f"{x:.3g}"),
@@ -500,13 +520,15 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     table = Table(title=f"Top {len(top)} feasible configurations ({first})",
                   title_justify="left", box=None, padding=(0, 1))
     for header, _, _ in cols:
-        table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner") else "right",
+        table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner", "serving") else "right",
                          no_wrap=True)
     for rank, (_, row) in enumerate(top.iterrows(), start=1):
         cells = [str(rank)]
         for _, c, f in cols[1:]:
             v = row[c]
-            if f is not None:
+            if c in DEPLOYMENT_COLUMNS and row.get("phase") != 3:  # an engine has no prefill instances
+                cells.append("-")
+            elif f is not None:
                 cells.append(f(float(v)) if v is not None and math.isfinite(float(v)) else "-")
             else:
                 p = _plain(c, v)

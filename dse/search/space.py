@@ -241,12 +241,27 @@ BatchChoice = Annotated[
 ]
 
 
+class PrefillPlansSpace(Spec):
+    """The prefill instances a serving space tries in disaggregated deployments: their tensor,
+    pipeline and expert parallel degrees (one replica each) and the prompt tokens an iteration
+    packs (``max_num_tokens``; None = the scenario's, else the engine default)."""
+
+    tp: Degrees = [1, 2, 4, 8]
+    pp: Degrees = [1]
+    ep: Degrees = [1]
+    max_num_tokens: Annotated[list[PositiveInt], Field(min_length=1)] | None = None
+
+
 class ServingParallelSpace(Spec):
     """Serving plans (kind llm_inference): tensor, pipeline and expert parallel degrees, and the
     batch in flight per replica (sequences). ``dp`` (replicas) is num_gpus / (tp*pp).
     ``batch: auto`` (or ``auto`` among the listed values) lets the cost model pick the
     throughput-maximising batch that fits in memory (as for ``offline_max_throughput``); a listed
-    batch that does not fit is infeasible (out of memory)."""
+    batch that does not fit is infeasible (out of memory). With ``disaggregated`` (prefill
+    instance plans) the space also holds disaggregated deployments of each GPU count: a prefill
+    instance plan of that block with a decode instance of the plans above (one replica, tp*pp
+    GPUs), the GPUs split between them as serves the most requests
+    (:mod:`dse.costmodel.disaggregated`)."""
 
     tp: Degrees = [1, 2, 4, 8]
     pp: Degrees = [1]
@@ -255,6 +270,8 @@ class ServingParallelSpace(Spec):
     #: speculative decoding: draft tokens per iteration to try (0 = none); None = the scenario's
     #: own ``inference.speculative_tokens``. Any above 0 needs ``inference.draft_acceptance``.
     speculative_tokens: Annotated[list[NonNegInt], Field(min_length=1)] | None = None
+    #: also disaggregated deployments, with prefill instances of these plans; None = engines only
+    disaggregated: PrefillPlansSpace | None = None
 
     def batches(self) -> list[int]:
         """The batch candidates, ascending; 0 stands for ``auto``."""

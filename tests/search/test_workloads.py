@@ -234,6 +234,67 @@ def test_serving_space_runs_end_to_end(mode, tmp_path):
         assert run.report.trials_complete == 12
 
 
+#: A serving space that also holds disaggregated deployments (Llama 3.1 70B, 4000 + 500 tokens).
+DISAGGREGATED = {
+    **SERVING,
+    "scenario": {**SERVING["scenario"], "model": "llama3.1-70b", "inference": {"input_len": 4000, "output_len": 500}},
+    "gpus": [8, 16],
+    "parallel": {"tp": [2, 4, 8], "batch": [16, 64, "auto"],
+                 "disaggregated": {"tp": [1, 2, 4], "max_num_tokens": [8192]}},
+}
+
+
+def test_the_serving_grid_holds_deployments_whose_instances_fit_together():
+    s = space(DISAGGREGATED)
+    g = serving_grid(s, 8)
+    dep = g["phase"] == 3
+    assert dep.any() and (~dep).any()
+    assert (g["tp"][dep] * g["pp"][dep] + g["prefill_tp"][dep] * g["prefill_pp"][dep] <= 8).all()
+    assert (g["dp"][dep] == 1).all() and set(g["prefill_max_num_tokens"][dep]) == {8192}
+    assert (g["prefill_tp"][~dep] == 0).all() and (g["tp"][~dep] * g["dp"][~dep] == 8).all()
+    # tp 8 decodes need a prefill instance beside them: none fits in 8 GPUs
+    assert not (dep & (g["tp"] == 8)).any()
+    assert not (serving_grid(space(SERVING), 4)["phase"] == 3).any()  # engines only without the block
+
+
+def test_a_searched_deployment_scores_as_dse_evaluate_scores_its_scenario():
+    import dse
+
+    s = space(DISAGGREGATED)
+    df = score_point(s, 16, {})
+    dep = df[(df["phase"] == 3) & (df["batch_auto"] == 1)]
+    assert len(dep) and dep["feasible"].any()
+    for _, row in dep.iterrows():
+        scenario = dse.load_scenario({
+            "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+            "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 16}, "parallel": {"tp": int(row["tp"])},
+            "inference": {"input_len": 4000, "output_len": 500, "phase": "disaggregated",
+                          "prefill": {"tp": int(row["prefill_tp"]), "max_num_tokens": 8192}}})
+        ref = dse.evaluate(scenario).iloc[0]
+        for key in ("prefill_instances", "decode_instances", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms",
+                    "memory_per_gpu_bytes", "power_per_gpu_w"):
+            assert row[key] == pytest.approx(ref[key], rel=1e-9), key
+        assert bool(row["feasible"]) == bool(ref["feasible"])
+
+
+def test_disaggregated_deployments_search_end_to_end_and_beat_engines_at_a_tight_itl(tmp_path):
+    from dse.search.results import summarize
+
+    s = space(DISAGGREGATED, constraints={"max_itl_ms": 30.0})
+    run = run_search(s, out_dir=tmp_path, mode="exhaustive", progress=False, plots=True)
+    df, front = _check_run(run, tmp_path)
+    ok = df[df["feasible"]]
+    assert (ok["phase"] == 3).any() and (ok["phase"] == 0).any()
+    best = ok.loc[ok["tokens_per_s_per_gpu"].idxmax()]
+    assert best["phase"] == 3  # at 30 ms a decode step that never carries a prompt wins
+    engines = ok[ok["phase"] == 0]["tokens_per_s_per_gpu"].max()
+    assert best["tokens_per_s_per_gpu"] > 1.3 * engines
+    summary, top = summarize(tmp_path)
+    assert summary["top"][0]["phase"] == "disaggregated"
+    assert summary["top"][0]["prefill_instances"] >= 1 and summary["top"][0]["decode_instances"] >= 1
+    assert (tmp_path / "best_breakdown.png").exists()
+
+
 @pytest.mark.parametrize("mode", ["exhaustive", "nested"])
 def test_dlrm_space_runs_end_to_end(mode, tmp_path):
     s = space(DLRM)
