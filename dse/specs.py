@@ -606,6 +606,18 @@ class InferenceSpec(Spec):
     phase: Literal["both", "prefill", "decode", "disaggregated"] = "both"
     #: the prefill instances of ``phase: disaggregated``
     prefill: PrefillInstanceSpec | None = None
+    #: how routed tokens reach their experts when expert parallelism spans replicas (ep > tp):
+    #: ``alltoall``, every routed copy crosses the network (TensorRT-LLM's attention-DP paths,
+    #: whose workspace holds every rank's tokens); ``deepep``, a token crosses once per
+    #: destination NVLink domain and moves once per destination GPU (DeepEP: SGLang's
+    #: --enable-deepep-moe, wide-EP deployments), its buffers only the copies a GPU receives
+    moe_dispatcher: Literal["alltoall", "deepep"] = "alltoall"
+    #: the routed tokens quantized before the dispatch (DeepEP's FP8 dispatch; NVFP4 on
+    #: Blackwell); None = at the activations' precision. The combine stays 16-bit
+    moe_dispatch_dtype: Literal["fp8", "nvfp4"] | None = None
+    #: two-batch overlap (SGLang --enable-two-batch-overlap, DeepSeek's inference system): each
+    #: iteration's tokens in two micro-batches, one's expert all-to-alls under the other's work
+    two_batch_overlap: bool = False
     #: the engine's token budget per iteration (vLLM max_num_batched_tokens, SGLang
     #: chunked_prefill_size, TensorRT-LLM max_num_tokens): prompts are chunked at what the decodes
     #: leave of it, and a prefill instance packs this many prompt tokens; None = TensorRT-LLM

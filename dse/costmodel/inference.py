@@ -77,7 +77,15 @@ share the GEMMs; their attention runs in separate kernels):
   :mod:`collectives`, plus a calibrated fixed time per call, ``collective_overhead``, which
   dominates when an iteration carries few tokens); expert parallelism beyond the TP group adds
   dispatch + combine all-to-alls, each TP rank sending its 1/tp share of the tokens (within it, experts split ep ways and each sharded tp/ep ways,
-  combined by the same all-reduce, as TensorRT-LLM's MoE does);
+  combined by the same all-reduce, as TensorRT-LLM's MoE does): every routed copy crosses, or
+  with ``moe_dedup`` (DeepEP) a token crosses once per destination NVLink domain and moves once
+  per destination GPU (:func:`dse.costmodel.collectives.dedup_dispatch_time`); the dispatch at
+  ``dispatch_bytes`` an element when the tokens are quantized before it (FP8), the combine at
+  the activations' bytes. With ``tbo`` (two-batch overlap) the iteration's tokens run as two
+  micro-batches and each MoE layer's exchanges of one hide under the other's work: the layer
+  takes the two halves' work (the weights read by each) and whatever of the two halves'
+  exchanges that work does not cover, a hidden exchange still costing ``overlap_slowdown`` of
+  its time (its kernels take SMs and bandwidth), as in training;
 * the LM head on the B output tokens (16-bit: FP8/FP4 quantisation keeps it unquantised), the
   fp32 logits and their gather across TP ranks;
 * a fixed engine overhead per iteration plus a per-sequence one (scheduling, sampling).
@@ -231,6 +239,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                          "FFN and expert matrices quantized: Meta's Llama 3.1 FP8); 0 = quantized too"),
     "end_layers_16bit": (0.0, "1 if a quantized checkpoint keeps its first and last transformer layers "
                               "entirely 16-bit (Meta's Llama 3.1 FP8); 0 = none"),
+    "tbo": (0.0, "1 if the engine splits each iteration's tokens in two micro-batches whose expert all-to-alls "
+                 "run under the other's compute (SGLang's two-batch overlap); 0 = one batch, exchanges exposed"),
     "adp_balance": (0.0, "1 if the engine schedules prompts on every attention-DP rank in the same "
                          "iterations (TensorRT-LLM attention_dp_config enable_balance); 0 = each rank "
                          "on its own, the others waiting for it at every MoE layer"),
@@ -519,8 +529,22 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
         return qkv, out, dense_ffn, moe_ffn, experts
 
+    disp_b = np.where(c["dispatch_bytes"] > 0, c["dispatch_bytes"], ab)
+    dedup = c["moe_dedup"] > 0
+    any_dedup = bool(np.any(dedup & is_moe))
+    tbo = (c["tbo"] > 0) & is_moe & (ep > t)
+    any_tbo = bool(np.any(tbo))
+
+    def exchange(M, nbytes):
+        """One expert all-to-all of M tokens per replica, ``nbytes`` an element, s."""
+        one = coll.all_to_all_time(M * k * h * nbytes / t, ep, 1.0, net)
+        if any_dedup:
+            one = np.where(dedup, coll.dedup_dispatch_time(M * h * nbytes / t, k, ep, 1.0, net,
+                                                           c["expert_groups"], c["top_groups"]), one)
+        return one
+
     # ------------------------------------------------------------------ one pipeline stage
-    def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True):
+    def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True, halves=True):
         """Time of one stage over one microbatch iteration, and its parts.
 
         n_dec decoding sequences (each attends to ``ctx`` cached tokens), n_pre prompt tokens
@@ -557,7 +581,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # the same tokens after the attention's all-reduce)
         call = np.where(t > 1, c["collective_overhead"], 0.0)
         tp_comm = 2.0 * (coll.allreduce_time(M * h * ab, t, 1.0, net) + call)
-        ep_comm = np.where(is_moe & (ep > t), 2.0 * coll.all_to_all_time(M * k * h * ab / t, ep, 1.0, net), 0.0)
+        # the dispatch at dispatch_bytes an element (tokens quantized before it), the combine at
+        # act bytes; DeepEP-style (moe_dedup) a token crosses once per destination NVLink domain
+        # and moves once per destination GPU, else once per routed copy
+        ep_comm = np.where(is_moe & (ep > t), exchange(M, disp_b) + exchange(M, ab), 0.0)
 
         gemms = L * (dense_frac * (proj + dense_ffn) + moe_frac * (proj + moe_ffn))
         attn_t = L * attn
@@ -580,7 +607,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
                  # the same terms split per op (they add up to ``total``), for dse.trace
                  "qkv": L * qkv, "out": L * out, "ffn": L * (dense_frac * dense_ffn + moe_frac * moe_ffn),
                  "attn_dec": L * dec_attn, "attn_pre": L * pre_attn, "elem": elem_t, "head": head,
-                 "overhead": overhead, "adp_wait": 0.0 * total}
+                 "overhead": overhead, "adp_wait": 0.0 * total,
+                 # the MoE layers' work besides their expert exchanges (what two-batch overlap hides them under)
+                 "moe_work": L * moe_frac * (proj + moe_ffn + attn + elem_moe / hbm + tp_comm)}
         if any_adp:  # what the pooled replicas run together: the routed experts, their all-to-alls
             parts["pooled"] = L * moe_frac * np.where(is_moe, routed_ffn, 0.0) + ep_t
         if spec and any_spec:
@@ -590,7 +619,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             one = stage(n_dec, 0.0, n_dec, 0.0, ctx, spec=False)
             per_layer = np.where(n_dec > 0, nspec * c["draft_layers"] / L, 0.0)
             heads = np.where(n_dec > 0, nspec, 0.0)
-            for op in ("qkv", "out", "ffn", "attn_dec", "elem", "tp", "ep", "gemm", "attention", "pooled"):
+            for op in ("qkv", "out", "ffn", "attn_dec", "elem", "tp", "ep", "gemm", "attention", "pooled", "moe_work"):
                 if op in parts:
                     parts[op] = parts[op] + per_layer * one[op]
             parts["head"] = parts["head"] + heads * one["head"]
@@ -598,6 +627,24 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             parts["other"] = parts["other"] + per_layer * one["elem"] + heads * one["head"]
             parts["compute"] = parts["compute"] + extra_compute
             parts["total"] = parts["total"] + extra_compute + per_layer * (one["tp"] + one["ep"])
+        if any_tbo and halves:
+            # two-batch overlap: the tokens in two micro-batches, each MoE layer's expert exchanges
+            # of one under the other's work, so a MoE layer takes the longer of the two halves'
+            # work and the two halves' exchanges; the weights are read once per half, the LM
+            # head and the engine overhead run once
+            half = stage(0.5 * n_dec, 0.5 * n_pre, 0.5 * n_out, 0.5 * pre_attn_flops, ctx, spec, halves=False)
+            once, half_once = parts["head"] + parts["overhead"], half["head"] + half["overhead"]
+            # a hidden exchange still slows the work it runs under (its kernels take SMs and HBM
+            # bandwidth): overlap_slowdown of its time, as in training
+            hidden = 2.0 * np.minimum(half["moe_work"], half["ep"]) * (1.0 - np.clip(c["overlap_slowdown"], 0.0, 1.0))
+            out = {key: np.where(tbo, 2.0 * half[key], parts[key]) for key in parts}
+            for key in ("head", "overhead"):
+                out[key] = parts[key]
+            for key in ("other", "compute"):
+                out[key] = np.where(tbo, 2.0 * (half[key] - half_once) + once, parts[key])
+            out["ep"] = np.where(tbo, 2.0 * half["ep"] - hidden, parts["ep"])  # what stays exposed
+            out["total"] = np.where(tbo, 2.0 * (half["total"] - half_once) + once - hidden, parts["total"])
+            return out
         return parts
 
     def pipelined(parts, m):
@@ -657,7 +704,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     tok_ratio = np.where(decode_only, q_tok, q_tok + I / O_it)
     # output tokens a sequence emits per iteration, on average over its life in the engine
     emit = np.where(decode_only, gain, O / O_it)
-    ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(k * fe_loc * pool, fe_loc), 0.0))
+    # the routed copies' FFN activations per token of the replica: an all-gather dispatch (every
+    # rank's tokens on every rank, TensorRT-LLM's attention-DP path) sizes them for the pool's
+    # tokens, a DeepEP-style one for the copies the GPU receives (k pool / ep per token)
+    routed_per_token = np.where(dedup, k * pool / np.maximum(ep, 1.0), k * pool)
+    ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(routed_per_token * fe_loc, fe_loc), 0.0))
     ws_tok = ab * (4.0 * h + (a_loc + 2.0 * g_loc) * d + mats * ffn_max)  # activations per token
     ws_seq = V * LOGIT_BYTES  # fp32 logits per output token (gathered, full vocabulary)
     reserved = c["memory_reserved"]

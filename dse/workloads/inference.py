@@ -125,6 +125,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "phase": {"both": 0.0, "prefill": 1.0, "decode": 2.0}[spec.phase],
         "gemm_in_bytes": gemm_in,
         "adp_balance": float(spec.attention_dp_balance),
+        "tbo": float(spec.two_batch_overlap),
         "mem_utilization": float(spec.gpu_memory_utilization or 0.0),
         "kv_reserve_output": 1.0 if spec.kv_allocation == "upfront" else 0.5,
         "attn_16bit": float(spec.quant_scope != "all"),
@@ -141,6 +142,9 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
     if spec.max_num_tokens is not None:  # a fixed token budget per iteration
         serving["max_num_tokens"] = serving["min_num_tokens"] = float(spec.max_num_tokens)
     row["seq_len"] = serving["input_len"] + serving["output_len"]
+    # the serving engine's expert dispatch (the inference block's, not the training block's)
+    row["moe_dedup"] = float(spec.moe_dispatcher == "deepep")
+    row["dispatch_bytes"] = {None: 0.0, "fp8": 1.0, "nvfp4": NVFP4_WEIGHT_BYTES}[spec.moe_dispatch_dtype]
     row.update(serving)
     return {k: float(v) for k, v in row.items()}
 
