@@ -210,13 +210,68 @@ S1_DS_PROFILE_PER_NODE = 62713.0       # FACT: table 'DeepSeek Profile' prefill 
 S1_REDUNDANT = 32                      # FACT: "allocate redundant experts (e.g., 32 additional experts) ... 288"
 OUT_DECODE = 100                       # INFERRED: S1 case study / S2 ablation "2000 and 100"
 
+#: How each run's experts exchanged tokens (dse's inference.moe_dispatcher, moe_dispatch_dtype,
+#: two_batch_overlap), with the evidence. The combine is BF16 everywhere: SGLang allocates the expert
+#: GEMM output (down_output) in bfloat16 and nothing quantizes it before buffer.combine or
+#: low_latency_combine (sglang 0.4.6.post3 to 0.5.3, ep_moe/layer.py and the DeepEP dispatchers);
+#: DeepSeek's inference-system overview: "combine transmissions use the BF16 format".
+ENGINE = {
+    "S1 prefill": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": True},
+                   "Expert exchange: DeepEP normal dispatch (the blog: \"normal dispatch for the prefill phase and "
+                   "low-latency dispatch for the decode phase\"), tokens quantized to FP8 before it (sglang "
+                   "0.4.6.post3, built 2025-05-09, calls sglang_per_token_group_quant_fp8 before the normal "
+                   "dispatch when JIT DeepGEMM is on, which the blog's commands in sglang issue #6017 set with "
+                   "SGL_ENABLE_JIT_DEEPGEMM=1; 0.4.6.post2 sent BF16: the release is inferred), BF16 combine, "
+                   "two-batch overlap (#6017 prefill command: --enable-two-batch-overlap; the blog: TBO gives "
+                   "\"a 27% to 35% throughput increase\")."),
+    "S1 decode": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": True},
+                  "Expert exchange: DeepEP low-latency dispatch with use_fp8=True (sglang 0.4.6.post2/post3), BF16 "
+                  "combine, two-batch overlap (#6017 decode command: --enable-two-batch-overlap; the blog's "
+                  "ablation: +25.5% at 256 tokens per device)."),
+    "S1' prefill": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": True},
+                    "Expert exchange: DeepEP (profile-data: \"refer to DeepEP\"), FP8 dispatch and BF16 combine "
+                    "(DeepSeek's day-6 inference-system overview: \"dispatch transmissions adopt the FP8 format\", "
+                    "\"combine transmissions use the BF16 format\"), two micro-batches (profile-data: \"two "
+                    "micro-batches to overlap computation and all-to-all communication\")."),
+    "S2 decode": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": False},
+                  "Expert exchange: Blackwell DeepEP low-latency over NVLink (the post: \"NVLink-only environment "
+                  "is supported\"), use_fp8=True (sglang 0.4.7), BF16 combine; two-batch overlap off (the post: "
+                  "\"This allows two-batch overlap to be disabled\")."),
+    "S3 prefill low": ({"moe_dispatcher": "alltoall", "moe_dispatch_dtype": "nvfp4", "two_batch_overlap": False},
+                       "Expert exchange: not DeepEP: the commands (shifangx/Scripts-SGLang) run "
+                       "--moe-runner-backend flashinfer_cutlass without --moe-a2a-backend deepep, in sglang 0.5.3 "
+                       "an all-gather of every rank's tokens quantized to FP4 first (\"Perform FP4 quantize before "
+                       "all-gather for flashinfer cutlass moe\"), then a BF16 reduce-scatter: dse's default "
+                       "exchange (every routed copy) at NVFP4; no two-batch overlap (single-batch overlap is set "
+                       "but wired only into the DeepEP path in 0.5.3)."),
+    "S3 prefill high": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": False},
+                        "Expert exchange: DeepEP normal (--deepep-mode normal), FP8 before the dispatch (sglang 0.5.3 "
+                        "deepep.py quantizes when JIT DeepGEMM is on), BF16 combine; neither two- nor single-batch "
+                        "overlap set."),
+    "S3 decode low": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "nvfp4", "two_batch_overlap": False},
+                      "Expert exchange: DeepEP low-latency with NVFP4 dispatch (SGLANG_CUTEDSL_MOE_NVFP4_DISPATCH=1; "
+                      "the post: \"NVFP4 quantization is fused into [DeepEP]\"), BF16 combine; single-batch "
+                      "overlap (the combine under the down GEMM and shared experts), which dse does not model: "
+                      "written without overlap."),
+    "S3 decode high": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": False},
+                       "Expert exchange: DeepEP low-latency, FP8 dispatch (use_fp8 unless SGLANG_DEEPEP_BF16_"
+                       "DISPATCH), BF16 combine; single-batch overlap, not modelled: written without overlap."),
+    "S4 prefill": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": True},
+                   "Expert exchange: DeepEP normal (sgl-project/ome kimi-k2-pd-rt.yaml: --enable-deepep-moe "
+                   "--deepep-mode normal --enable-two-batch-overlap; a stored version of the runtime, not "
+                   "necessarily the blog's), FP8 dispatch (sglang 0.4.9.post2 quantizes before it), BF16 combine."),
+    "S4 decode": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": True},
+                  "Expert exchange: DeepEP low-latency (the post: \"deepep-mode=low_latency\"), use_fp8=True, BF16 "
+                  "combine, two-batch overlap (the ome runtime's decode command)."),
+}
+
 S1_COMMON = ("SGLang (DP attention, DP dense FFN and LM head, DeepEP, DeepGEMM, two-batch overlap, EPLB with "
              "in-distribution statistics) on nodes of 8 H100 over InfiniBand; the blog evaluates prefill and "
              "decode apart: \"assuming unlimited resources for the non-tested phase to isolate and maximize the "
              "load on the tested nodes\". FP8 weights (DeepSeek-V3's FP8 checkpoint; DeepGEMM FP8 GEMMs: "
              "precision fp8). KV cache BF16 (not stated: SGLang's default; the GB200 Part II post adds FP8 KV 'in "
-             "addition to the traditional BF16'). dse models the expert all-to-all as a plain 16-bit exchange "
-             "with no overlap; SGLang sends FP8 tokens through DeepEP and overlaps them with two-batch overlap.")
+             "addition to the traditional BF16'). How its experts exchanged tokens is in each case's last "
+             "note (inference.moe_dispatcher, moe_dispatch_dtype, two_batch_overlap).")
 
 
 def s1_cases():
@@ -246,16 +301,18 @@ def s1_cases():
                    reliability="A" if stated else "B", precision="fp8", block=DSV3, gpu="H100-SXM-80GB",
                    n=S1_PREFILL_GPUS, gpn=8, plan=(1, S1_PREFILL_GPUS, S1_PREFILL_GPUS),
                    inference={"input_len": isl, "output_len": 1, "phase": "prefill",
-                              "max_num_tokens": S1_PREFILL_TOKENS_PER_GPU, "kv_cache_dtype": "bf16"},
+                              "max_num_tokens": S1_PREFILL_TOKENS_PER_GPU, "kv_cache_dtype": "bf16",
+                              **ENGINE["S1 prefill"][0]},
                    metric="input_tokens_per_s_per_gpu", value=round(per_node / 8, 2),
-                   also={"input_tokens_per_s": per_node * S1_PREFILL_GPUS / 8}, inferred=inferred, notes=notes)
+                   also={"input_tokens_per_s": per_node * S1_PREFILL_GPUS / 8},
+                   inferred=inferred + ["inference.moe_dispatch_dtype"], notes=notes + [ENGINE["S1 prefill"][1]])
 
     experts = DSV3["moe"]["experts"] + S1_REDUNDANT
     yield case(id="disagg_sglang-h100_dsv3_decode_ep72_isl2000_b256", source=S1_SRC, reliability="A",
                precision="fp8", block=DSV3, gpu="H100-SXM-80GB", n=S1_DECODE_GPUS, gpn=8,
                plan=(1, S1_DECODE_GPUS, S1_DECODE_GPUS), experts=experts,
                inference={"input_len": S1_DECODE_KV_LEN, "output_len": OUT_DECODE, "batch": S1_DECODE_BATCH,
-                          "phase": "decode", "kv_cache_dtype": "bf16"},
+                          "phase": "decode", "kv_cache_dtype": "bf16", **ENGINE["S1 decode"][0]},
                metric="tokens_per_s_per_gpu", value=round(S1_DECODE_PER_NODE / 8, 2),
                also={"tokens_per_s": S1_DECODE_PER_NODE * S1_DECODE_GPUS / 8},
                inferred=["inference.output_len", "inference.kv_cache_dtype", "model.moe.experts",
@@ -272,12 +329,14 @@ def s1_cases():
                       f"(\"288 experts enables ... parallelism sizes of 12 or 72\"), 4 per GPU: written as "
                       f"moe.experts {experts} (the physical experts held; routing still picks 8 per token).",
                       f"output_len {OUT_DECODE}: not stated for this run (the blog's EPLB decode case study uses "
-                      "1800 input + 100 output at batch 256); input_len 2000 = the stated KV cache length."])
+                      "1800 input + 100 output at batch 256); input_len 2000 = the stated KV cache length.",
+                      ENGINE["S1 decode"][1]])
 
     yield case(id="disagg_deepseek-profile_h800_dsv3_prefill_ep32_isl4096", source=S1P_SRC, reliability="B",
                precision="fp8", block=DSV3, gpu="H100-SXM-80GB", n=32, gpn=8, plan=(1, 32, 32),
                cluster_extra={"nvlink_gbps": 400},
-               inference={"input_len": 4096, "output_len": 1, "phase": "prefill", "max_num_tokens": 16384},
+               inference={"input_len": 4096, "output_len": 1, "phase": "prefill", "max_num_tokens": 16384,
+                          **ENGINE["S1' prefill"][0]},
                metric="input_tokens_per_s_per_gpu", value=round(S1_DS_PROFILE_PER_NODE / 8, 2),
                also={"input_tokens_per_s": S1_DS_PROFILE_PER_NODE * 4},
                inferred=["inference.output_len", "cluster.gpus_per_node", "cluster.nvlink_gbps"],
@@ -290,7 +349,7 @@ def s1_cases():
                       "written as H100-SXM-80GB with nvlink_gbps 400, as scenarios/deepseek_v3_h800.yaml); 4 nodes "
                       "of 8. FP8 weights and GEMMs; KV-cache type not stated (dse follows the precision). "
                       "The figure is a profile-derived estimate (one traced iteration, perfect balance), not a "
-                      "served benchmark: reliability B."])
+                      "served benchmark: reliability B.", ENGINE["S1' prefill"][1]])
 
 
 # -------------------------------------------------------------------------------------------------- S2
@@ -303,7 +362,8 @@ def s2_cases():
     yield case(id="disagg_sglang-gb200_dsv3_decode_ep48_isl2000_fp8", source=S2_SRC, reliability="B",
                precision="fp8", block=DSV3, gpu="GB200", n=S2_DECODE_GPUS, gpn=4,
                plan=(1, S2_DECODE_GPUS, S2_DECODE_GPUS), experts=experts,
-               inference={"input_len": 2000, "output_len": OUT_DECODE, "phase": "decode", "kv_cache_dtype": "bf16"},
+               inference={"input_len": 2000, "output_len": OUT_DECODE, "phase": "decode", "kv_cache_dtype": "bf16",
+                          **ENGINE["S2 decode"][0]},
                metric="tokens_per_s_per_gpu", value=S2_DECODE_PER_GPU, also={},
                inferred=["inference.output_len", "inference.kv_cache_dtype", "inference.batch", "model.moe.experts",
                          "parallel.dp", "parallel.ep"],
@@ -359,7 +419,7 @@ def s3_cases():
         yield case(id=f"disagg_sglang-gb200_dsr1_prefill_ep{g}_isl2000_{key}prec", source=S3_SRC, reliability="B",
                    precision=prec, block=DSV3, gpu="GB200", n=g, gpn=4, plan=(1, g, g),
                    inference={"input_len": 2000, "output_len": 1, "phase": "prefill", "max_num_tokens": S3_PREFILL_TOKENS,
-                              **extra},
+                              **extra, **ENGINE[f"S3 prefill {key}"][0]},
                    metric="input_tokens_per_s_per_gpu", value=r["prefill"], also={},
                    inferred=["inference.output_len", "inference.max_num_tokens", "parallel.dp", "parallel.ep"]
                    + (["inference.quant_scope"] if key == "low" else []),
@@ -371,7 +431,8 @@ def s3_cases():
                           "per rank ('--max-prefill-tokens 16384' in the scripts). The post says SGLang offloads "
                           "weights to host memory over NVLink-C2C with prefetching when device memory is "
                           "insufficient (\"Scaling Down by Offloading\"); dse does not model weight offloading.",
-                          "output_len 1: a prefill instance emits only the first token."])
+                          "output_len 1: a prefill instance emits only the first token.",
+                          ENGINE[f"S3 prefill {key}"][1]])
     for key, r in S3.items():
         prec, extra, prec_txt = S3_PREC[key]
         experts = DSV3["moe"]["experts"] + 32
@@ -379,7 +440,7 @@ def s3_cases():
                    reliability="B", precision=prec, block=DSV3, gpu="GB200", n=S3_DECODE_GPUS, gpn=4,
                    plan=(1, S3_DECODE_GPUS, S3_DECODE_GPUS), experts=experts,
                    inference={"input_len": 2000, "output_len": OUT_DECODE, "batch": r["batch"], "phase": "decode",
-                              **extra},
+                              **extra, **ENGINE[f"S3 decode {key}"][0]},
                    metric="tokens_per_s_per_gpu", value=r["decode"], also={},
                    inferred=["inference.output_len", "model.moe.experts"]
                    + (["inference.batch"] if key == "high" else ["inference.quant_scope"]),
@@ -391,7 +452,8 @@ def s3_cases():
                           f"{r['batch'] * 48}' = {r['batch']} x 48; post: \"The batch size is chosen to make KV "
                           "cache roughly full (thus 768 for 4k ISL and 1408 for 2k ISL)\"). Measured "
                           f"{r['decode']:,.0f} output tokens/s per GPU. output_len 100 not stated (scripts' "
-                          "'--context-length 2176' bounds it at 176; Part I's ablation used 100)."])
+                          "'--context-length 2176' bounds it at 176; Part I's ablation used 100).",
+                          ENGINE[f"S3 decode {key}"][1]])
 
 
 # -------------------------------------------------------------------------------------------------- S4
@@ -413,7 +475,7 @@ def s4_cases():
     yield case(id="disagg_sglang-h200_kimik2_prefill_ep32_isl2000", source=S4_SRC, reliability="B", precision="fp8",
                block=KIMI_K2, gpu="H200-SXM-141GB", n=32, gpn=8, plan=(1, 32, 32),
                inference={"input_len": S4_IN, "output_len": 1, "phase": "prefill", "max_num_tokens": 16384,
-                          "kv_cache_dtype": "bf16"},
+                          "kv_cache_dtype": "bf16", **ENGINE["S4 prefill"][0]},
                metric="input_tokens_per_s_per_gpu", value=S4_PREFILL_TOTAL / 32,
                also={"input_tokens_per_s": S4_PREFILL_TOTAL},
                inferred=["inference.output_len", "inference.max_num_tokens", "inference.kv_cache_dtype",
@@ -421,18 +483,19 @@ def s4_cases():
                notes=[S4_COMMON, "Prefill instance: 4 nodes = 32 H200, written as DP attention with EP32 (tp 1, dp 32, "
                       "ep 32; 384 experts, 12 per GPU). Measured 224k input tokens/s (\"56k / node\"); target per "
                       "GPU = 224,000 / 32. Token budget not stated: 16,384 per GPU as in the DeepSeek H100 blog. "
-                      "output_len 1: a prefill instance emits only the first token."])
+                      "output_len 1: a prefill instance emits only the first token.", ENGINE["S4 prefill"][1]])
     experts = KIMI_K2["moe"]["experts"] + S4_REDUNDANT
     yield case(id="disagg_sglang-h200_kimik2_decode_ep96_isl2000_b480", source=S4_SRC, reliability="A",
                precision="fp8", block=KIMI_K2, gpu="H200-SXM-141GB", n=96, gpn=8, plan=(1, 96, 96), experts=experts,
                inference={"input_len": S4_IN, "output_len": S4_OUT, "batch": S4_BATCH, "phase": "decode",
-                          "kv_cache_dtype": "bf16"},
+                          "kv_cache_dtype": "bf16", **ENGINE["S4 decode"][0]},
                metric="tokens_per_s_per_gpu", value=S4_DECODE_TOTAL / 96, also={"tokens_per_s": S4_DECODE_TOTAL},
                inferred=["inference.kv_cache_dtype", "parallel.dp", "parallel.ep", "model.moe.experts"],
                notes=[S4_COMMON, "Decode instance: 12 nodes = 96 H200, DP attention with EP96 (tp 1, dp 96, ep 96); "
                       "384 + 96 redundant = 480 experts (5 per GPU), written as moe.experts 480. \"Decode Batch Size "
                       "480\" read as sequences per GPU (480 in all would need 600 decode steps/s for 288k tokens/s). "
-                      "Measured 288k output tokens/s (\"24k / node\"); target per GPU = 288,000 / 96."])
+                      "Measured 288k output tokens/s (\"24k / node\"); target per GPU = 288,000 / 96.",
+                      ENGINE["S4 decode"][1]])
 
 
 # -------------------------------------------------------------------------------------------------- S5
