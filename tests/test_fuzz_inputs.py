@@ -215,6 +215,10 @@ def _check_frame(frame) -> None:
     for i in range(len(frame)):
         row = frame.iloc[i]
         skip = set(NOT_APPLICABLE.get(str(row.get("kind", "")), set()))
+        if str(row.get("kind", "")) == "llm_inference":  # a deployment's one-instance columns, an engine's
+            from dse.workloads.inference import DEPLOYMENT_ONLY, INSTANCE_ONLY, PHASE_DISAGGREGATED
+
+            skip |= set(INSTANCE_ONLY if row.get("phase") == PHASE_DISAGGREGATED else DEPLOYMENT_ONLY)
         if not float(row.get("price_per_gpu_hour", 0.0) or 0.0) > 0:  # no price: no cost (NaN)
             skip |= {"cost_per_mtok_usd", "cost_per_msample_usd"}
         numeric = frame.drop(columns=[c for c in skip if c in frame]).select_dtypes(include=[np.number])

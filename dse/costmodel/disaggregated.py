@@ -39,9 +39,6 @@ import numpy as np
 #: number of prefill instances leaves no room for a decode instance).
 NO_SPLIT = 1 << 17
 
-#: Most prefill instances a deployment's split tries (larger deployments repeat a smaller split).
-MAX_PREFILL_INSTANCES = 4096
-
 #: Which side bounds the deployment's throughput (the ``bound_by`` output).
 BOUND = {0: "prefill instances", 1: "decode instances", 2: "prefill KV send", 3: "decode KV receive"}
 
@@ -68,11 +65,18 @@ def split(num_gpus: Any, prefill_gpus: Any, decode_gpus: Any, prefill_rate: Any,
     N, gp, gd = _col(num_gpus, n), _col(prefill_gpus, n), _col(decode_gpus, n)
     Rp, Rd, fixed = _col(prefill_rate, n), _col(decode_rate, n), _col(prefill_instances, n)
     most = np.floor(np.maximum(N - gd, 0.0) / gp)  # prefill instances that leave room for one decode
-    width = int(min(max(most.max(initial=0.0), 1.0), MAX_PREFILL_INSTANCES))
-    tried = np.arange(1, width + 1, dtype=np.float64)[None, :]
-    cand = np.where(fixed[:, None] > 0, fixed[:, None], tried)  # (n, width)
+    # the served rate rises with n_p up to where n_p R_p meets n_d R_d, n_d = (N - n_p g_p) / g_d,
+    # and falls after it in steps of g_d / g_p prefill instances: the best lies in a window around
+    # the crossing n_p = N R_d / (g_p R_d + g_d R_p), at most that step wide
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross = np.nan_to_num(N * Rd / (gp * Rd + gd * Rp), nan=1.0, posinf=1.0)
+    step = np.ceil(gd / gp)
+    width = int(np.max(step, initial=1.0)) + 4
+    first = np.clip(np.floor(cross) - step - 1.0, 1.0, np.maximum(most, 1.0))
+    tried = first[:, None] + np.arange(width, dtype=np.float64)[None, :]
+    cand = np.where(fixed[:, None] > 0, fixed[:, None], tried)  # (n, width), ascending
     nd = np.floor((N[:, None] - cand * gp[:, None]) / gd[:, None])
-    valid = nd >= 1.0
+    valid = (nd >= 1.0) & (cand >= 1.0)
     served = np.where(valid, np.minimum(cand * Rp[:, None], nd * Rd[:, None]), -1.0)
     best = np.argmax(served, axis=1)  # the first (fewest prefill instances) of equal ones
     rows = np.arange(n)
@@ -108,8 +112,9 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     ``power_per_gpu_w``, ``model_tflops_per_gpu``, ``mfu``, ``infeasible_mask``) plus their plan
     (``num_gpus``, ``dp``). ``decode_at_load`` holds the decode instance's outputs at its share of
     the load (default: at full load). ``link_bw`` is bytes/s per GPU, ``link_latency`` seconds,
-    ``idle_power_w`` the idle board power of a GPU (W), ``price_per_gpu_hour`` USD. See the module
-    docstring.
+    ``idle_power_w`` the idle board power of a GPU (W), ``price_per_gpu_hour`` USD. A prefill side
+    with room to spare works the share of the time its load needs and idles the rest (its FLOPs,
+    power); see the module docstring for the rest.
     """
     n = max(np.asarray(prefill["requests_per_s"]).size, 1)
     p = {k: _col(prefill[k], n) for k in INSTANCE_KEYS}
@@ -117,6 +122,7 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     at = {k: _col((decode_at_load if decode_at_load is not None else decode)[k], n) for k in INSTANCE_KEYS}
     N, I, O = _col(num_gpus, n), _col(input_len, n), _col(output_len, n)
     bw, lat = _col(link_bw, n), _col(link_latency, n)
+    idle_w = _col(idle_power_w, n)
     caps = link_caps(p, d, bw)
     parts = split(N, p["num_gpus"], d["num_gpus"], caps["prefill_rate"], caps["decode_rate"], prefill_instances)
     np_, nd_, R = parts["prefill_instances"], parts["decode_instances"], parts["requests_per_s"]
@@ -126,19 +132,23 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     t_x = np.maximum(p["kv_prompt_bytes"], d["kv_prompt_bytes"]) / bw + lat
     tokens = R * O
     gpus_p, gpus_d = np_ * p["num_gpus"], nd_ * d["num_gpus"]
-    watts = (gpus_p * p["power_per_gpu_w"] + gpus_d * at["power_per_gpu_w"] + parts["idle_gpus"] * _col(idle_power_w, n))
+    # the prefill instances' busy share: the prompts they get over those their compute could run
+    busy = np.clip(np.where(np_ * p["requests_per_s"] > 0, R / np.maximum(np_ * p["requests_per_s"], 1e-300), 0.0),
+                   0.0, 1.0)
+    watts_p = idle_w + busy * (p["power_per_gpu_w"] - idle_w)
+    watts = gpus_p * watts_p + gpus_d * at["power_per_gpu_w"] + parts["idle_gpus"] * idle_w
     price = _col(price_per_gpu_hour, n)
-    flops = gpus_p * p["model_tflops_per_gpu"] + gpus_d * at["model_tflops_per_gpu"]
+    flops = gpus_p * busy * p["model_tflops_per_gpu"] + gpus_d * at["model_tflops_per_gpu"]
     peak = np.where(at["mfu"] > 0, at["model_tflops_per_gpu"] / np.maximum(at["mfu"], 1e-30), 0.0)
     mask = (p["infeasible_mask"].astype(np.int64) | d["infeasible_mask"].astype(np.int64)
             | np.where(parts["ok"] > 0, 0, NO_SPLIT))
     with np.errstate(divide="ignore", invalid="ignore"):
         out = {
             "prefill_instances": np_, "decode_instances": nd_, "idle_gpus": parts["idle_gpus"],
-            "requests_per_s": R, "tokens_per_s": tokens, "tokens_per_s_per_gpu": tokens / np.maximum(N, 1.0),
-            "input_tokens_per_s": R * I,
+            "requests_per_s": R, "samples_per_s": R, "tokens_per_s": tokens,
+            "tokens_per_s_per_gpu": tokens / np.maximum(N, 1.0), "input_tokens_per_s": R * I,
             "ttft_ms": p["ttft_ms"] + t_x * 1e3 + at["ttft_ms"], "itl_ms": at["itl_ms"],
-            "kv_transfer_s": t_x,
+            "kv_transfer_s": t_x, "prefill_busy": busy,
             "prefill_requests_per_s": caps["prefill_rate"], "decode_requests_per_s": caps["decode_rate"],
             "bound_by": bound,
             "memory_per_gpu_bytes": np.maximum(p["memory_per_gpu_bytes"], at["memory_per_gpu_bytes"]),
@@ -151,10 +161,6 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
         }
     out["input_tokens_per_s_per_gpu"] = out["input_tokens_per_s"] / np.maximum(N, 1.0)
     out["feasible"] = (mask == 0).astype(np.float64)
-    bad = out["feasible"] == 0
-    for key in ("requests_per_s", "tokens_per_s", "tokens_per_s_per_gpu", "input_tokens_per_s",
-                "input_tokens_per_s_per_gpu"):
-        out[key] = np.where(bad & (parts["ok"] == 0), 0.0, out[key])
     return {k: np.nan_to_num(np.asarray(v, dtype=np.float64), nan=0.0, posinf=np.finfo(np.float64).max)
             for k, v in out.items()}
 
@@ -169,6 +175,15 @@ def _link(c: Mapping[str, Any], num_gpus: np.ndarray) -> tuple[np.ndarray, np.nd
     return bw + 0.0 * num_gpus, lat + 0.0 * num_gpus
 
 
+#: Outputs of the serving model that describe one instance, not a deployment: a deployment's row
+#: leaves them empty (each instance's own evaluation holds them).
+INSTANCE_ONLY = ("iteration_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "prefill_time_s",
+                 "time_compute_s", "time_gemm_s", "time_attention_s", "time_other_s", "time_bubble_s",
+                 "exposed_tp_s", "exposed_ep_s", "time_adp_wait_s", "exposed_cp_s", "exposed_fsdp_s",
+                 "exposed_pp_s", "exposed_dp_s", "exposed_comm_s", "time_overlap_slowdown_s", "time_power_cap_s",
+                 "hardware_tflops_per_gpu", "hfu", "spec_gain", "batch_running", "batch_max", "microbatches")
+
+
 def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any,
                          prefill_instances: Any = 0.0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
                                                                  dict[str, np.ndarray]]:
@@ -178,9 +193,12 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
 
     The instances are scored at full load, the GPUs split (``prefill_instances``, 0 = the split
     that serves the most), the decode instances scored again at their share of the deployment's
-    requests/s where they have room to spare, and :func:`combine` composes the two. Returns
-    (deployment metrics, the prefill instance's outputs, the decode instance's outputs at its
-    load), each a dict of arrays of length N.
+    requests/s where they have room to spare, and :func:`combine` composes the two. Returns (the
+    deployments' rows: every output of the serving model, the deployment's figures in place of an
+    instance's, :data:`INSTANCE_ONLY` NaN, the memory parts of the fuller instance, ``batch`` the
+    decode plan's (its largest-that-fits where the plan leaves it to the engine) and
+    ``decode_batch`` what a decode instance holds at its load; the prefill instance's outputs; the
+    decode instance's outputs at its load), each a dict of arrays of length N.
     """
     from .inference import evaluate_inference
 
@@ -199,13 +217,22 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     if np.any(slack):  # the decode instances' share of the load: the batch Little's law gives
         fed = dict(decode)
         fed["batch"] = np.where(slack, 0.0, _col(decode.get("batch", 0.0), n))
-        rate = np.where(slack, R / np.maximum(n_d, 1.0), _col(decode.get("request_rate", 0.0), n))
-        fed["request_rate"] = rate
+        fed["request_rate"] = np.where(slack, R / np.maximum(n_d, 1.0), _col(decode.get("request_rate", 0.0), n))
         at = evaluate_inference(fed)
     g = lambda k, default=0.0: _col(decode.get(k, default), n)  # noqa: E731
     idle_w = g("power_idle") * np.where(g("power_ref_w") > 0, g("power_ref_w"), g("power_w"))
     metrics = combine(pre_plan, dec_plan, N, _col(prefill["input_len"], n), _col(prefill["output_len"], n), bw, lat,
                       idle_w, g("price_per_gpu_hour"), fixed, decode_at_load={**at, **plan(decode)})
-    metrics["link_bytes_per_s"] = bw
-    metrics["kv_prompt_bytes"] = pre["kv_prompt_bytes"]
-    return metrics, pre, at
+    rows = dict(at)
+    heavier = pre["memory_per_gpu_bytes"] > at["memory_per_gpu_bytes"]
+    for key in rows:
+        if key.startswith("memory_") and key != "memory_per_gpu_bytes":
+            rows[key] = np.where(heavier, pre[key], at[key])
+    rows.update({k: np.full(n, np.nan) for k in INSTANCE_ONLY if k in rows})
+    rows.update(metrics)
+    stated = g("batch")
+    rows["batch"] = np.where(stated > 0, stated, dec["batch"])
+    rows["decode_batch"] = at["batch"]
+    rows["link_bytes_per_s"] = bw
+    rows["kv_prompt_bytes"] = pre["kv_prompt_bytes"]
+    return rows, pre, at

@@ -616,7 +616,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             # k draft steps before the verification, one token per decoding sequence each:
             # draft_layers layers of the target's shape and the LM head (counted in the ops they
             # are: GEMMs, KV reads, elementwise, collectives, head); none without decodes
-            one = stage(n_dec, 0.0, n_dec, 0.0, ctx, spec=False)
+            one = stage(n_dec, 0.0, n_dec, 0.0, ctx, spec=False, halves=False)  # within this stage's batch
             per_layer = np.where(n_dec > 0, nspec * c["draft_layers"] / L, 0.0)
             heads = np.where(n_dec > 0, nspec, 0.0)
             for op in ("qkv", "out", "ffn", "attn_dec", "elem", "tp", "ep", "gemm", "attention", "pooled", "moe_work"):
@@ -643,6 +643,8 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             for key in ("other", "compute"):
                 out[key] = np.where(tbo, 2.0 * (half[key] - half_once) + once, parts[key])
             out["ep"] = np.where(tbo, 2.0 * half["ep"] - hidden, parts["ep"])  # what stays exposed
+            if "pooled" in out:  # what the pooled replicas run together: their exposed exchanges
+                out["pooled"] = np.where(tbo, 2.0 * half["pooled"] - hidden, parts["pooled"])
             out["total"] = np.where(tbo, 2.0 * (half["total"] - half_once) + once - hidden, parts["total"])
             return out
         return parts

@@ -208,10 +208,12 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
 
 
 #: Columns of :func:`serving_grid` (LLM serving plans), in sort order.
-SERVING_COLUMNS = ("phase", "tp", "pp", "dp", "ep", "batch", "spec_tokens", "prefill_tp", "prefill_pp", "prefill_ep",
-                   "prefill_max_num_tokens", "num_gpus")
-#: ``phase`` of a serving plan: an engine (both phases) or a disaggregated deployment.
-ENGINE, DEPLOYMENT = 0, 3
+SERVING_COLUMNS = ("phase", "tp", "pp", "dp", "ep", "batch", "spec_tokens", "prefill_tp", "prefill_pp", "prefill_dp",
+                   "prefill_ep", "prefill_max_num_tokens", "num_gpus")
+#: ``phase`` of a serving plan: the scenario's (0 engine, 1 prefill or 2 decode instance), or 3 a
+#: disaggregated deployment.
+PHASE_CODES = {"both": 0, "prefill": 1, "decode": 2}
+DEPLOYMENT = 3
 #: Columns of :func:`dlrm_grid` (DLRM plans), in sort order.
 DLRM_COLUMNS = ("emb_sharding", "emb_planner", "tp", "dp", "zero", "microbatch", "global_batch", "num_gpus")
 
@@ -253,8 +255,9 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     rows["dp"] = n_gpus // (rows["tp"] * rows["pp"])
     rows = _keep(rows, _ep_rows(rows, m, par.ep))
     rows = _serving_tail(space, rows)
-    rows["phase"] = np.full(len(rows["tp"]), ENGINE, dtype=np.int64)
-    for key in ("prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens"):
+    serve = space.base.inference
+    rows["phase"] = np.full(len(rows["tp"]), PHASE_CODES[serve.phase if serve is not None else "both"], dtype=np.int64)
+    for key in ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens"):
         rows[key] = np.zeros(len(rows["tp"]), dtype=np.int64)
     if par.disaggregated is not None:
         rows = {k: np.concatenate([rows[k], v]) for k, v in _deployment_rows(space, n_gpus).items()}
@@ -297,21 +300,20 @@ def _deployment_rows(space: SearchSpace, n_gpus: int) -> dict[str, np.ndarray]:
     pre = par.disaggregated
     dec = {"tp": np.asarray([t for t in sorted(set(par.tp)) if _tp_fits(m, t)], dtype=np.int64)}
     dec = _cross(dec, "pp", [p for p in sorted(set(par.pp)) if m.layers >= p])
-    dec["dp"] = np.ones(len(dec["tp"]), dtype=np.int64)
+    dec = _cross(dec, "dp", sorted(set(pre.decode_dp)))
     dec = _keep(dec, _ep_rows(dec, m, par.ep))
     dec = _serving_tail(space, dec)
-    pre_rows = {"prefill_tp": np.asarray([t for t in sorted(set(pre.tp)) if _tp_fits(m, t)], dtype=np.int64)}
-    pre_rows = _cross(pre_rows, "prefill_pp", [p for p in sorted(set(pre.pp)) if m.layers >= p])
-    probe = {"tp": pre_rows["prefill_tp"], "dp": np.ones(len(pre_rows["prefill_tp"]), dtype=np.int64)}
-    ok = _ep_rows(probe, m, pre.ep)
-    pre_rows = {k: np.repeat(v, len(probe["ep"]) // max(len(v), 1)) for k, v in pre_rows.items()}
-    pre_rows["prefill_ep"] = probe["ep"]
-    pre_rows = _keep(pre_rows, ok)
+    probe = {"tp": np.asarray([t for t in sorted(set(pre.tp)) if _tp_fits(m, t)], dtype=np.int64)}
+    probe = _cross(probe, "pp", [p for p in sorted(set(pre.pp)) if m.layers >= p])
+    probe = _cross(probe, "dp", sorted(set(pre.dp)))
+    probe = _keep(probe, _ep_rows(probe, m, pre.ep))
+    pre_rows = {f"prefill_{k}": v for k, v in probe.items()}
     pre_rows = _cross(pre_rows, "prefill_max_num_tokens", sorted(set(pre.max_num_tokens or [0])))
     n_dec, n_pre = len(dec["tp"]), len(pre_rows["prefill_tp"])
     rows = {k: np.repeat(v, n_pre) for k, v in dec.items()}
     rows.update({k: np.tile(v, n_dec) for k, v in pre_rows.items()})
-    rows = _keep(rows, rows["tp"] * rows["pp"] + rows["prefill_tp"] * rows["prefill_pp"] <= n_gpus)
+    rows = _keep(rows, rows["tp"] * rows["pp"] * rows["dp"]
+                 + rows["prefill_tp"] * rows["prefill_pp"] * rows["prefill_dp"] <= n_gpus)
     rows["phase"] = np.full(len(rows["tp"]), DEPLOYMENT, dtype=np.int64)
     return rows
 

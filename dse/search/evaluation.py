@@ -77,7 +77,7 @@ def _serving_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
 
 
 #: Plan columns of a disaggregated deployment's prefill instance (:func:`dse.search.enumerate.serving_grid`).
-PREFILL_PLAN = ("prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens")
+PREFILL_PLAN = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens")
 
 
 def _serving_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -104,7 +104,6 @@ def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarra
     """Engines and disaggregated deployments of one set of serving rows, in row order."""
     from ..costmodel.disaggregated import evaluate_deployments
     from ..costmodel.inference import evaluate_inference
-    from ..workloads.inference import INSTANCE_ONLY
 
     def take(index: np.ndarray) -> dict[str, Any]:
         return {k: (np.broadcast_to(np.asarray(v, dtype=np.float64), (n,))[index] if np.ndim(v) else v)
@@ -116,21 +115,14 @@ def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarra
         parts.append((engines, evaluate_inference(take(engines))))
     d = take(deployments)
     plan = {k: np.broadcast_to(np.asarray(cols[k], dtype=np.float64), (n,))[deployments] for k in PREFILL_PLAN}
-    pre = {**d, "tp": plan["prefill_tp"], "pp": plan["prefill_pp"], "ep": plan["prefill_ep"], "dp": 1.0,
-           "num_gpus": plan["prefill_tp"] * plan["prefill_pp"], "phase": 1.0, "batch": 0.0, "spec_tokens": 0.0,
-           "request_rate": 0.0, "concurrency": 0.0}
+    pre = {**d, "tp": plan["prefill_tp"], "pp": plan["prefill_pp"], "ep": plan["prefill_ep"], "dp": plan["prefill_dp"],
+           "num_gpus": plan["prefill_tp"] * plan["prefill_pp"] * plan["prefill_dp"], "phase": 1.0, "batch": 0.0,
+           "spec_tokens": 0.0, "request_rate": 0.0, "concurrency": 0.0}
     budget = plan["prefill_max_num_tokens"]
     for key in ("max_num_tokens", "min_num_tokens"):
         pre[key] = np.where(budget > 0, budget, np.broadcast_to(np.asarray(d[key], dtype=np.float64), budget.shape))
-    dec = {**d, "dp": 1.0, "num_gpus": np.asarray(d["tp"]) * np.asarray(d["pp"]), "phase": 2.0}
-    metrics, pre_out, at = evaluate_deployments(pre, dec, d["num_gpus"])
-    rows = dict(at)
-    heavier = pre_out["memory_per_gpu_bytes"] > at["memory_per_gpu_bytes"]
-    for key in rows:
-        if key.startswith("memory_") and key != "memory_per_gpu_bytes":
-            rows[key] = np.where(heavier, pre_out[key], at[key])
-    rows.update({k: np.full(len(deployments), np.nan) for k in INSTANCE_ONLY if k in rows})
-    rows.update(metrics)
+    dec = {**d, "num_gpus": np.asarray(d["tp"]) * np.asarray(d["pp"]) * np.asarray(d["dp"]), "phase": 2.0}
+    rows, _, _ = evaluate_deployments(pre, dec, d["num_gpus"])
     parts.append((deployments, rows))
     names = list(dict.fromkeys(k for _, m in parts for k in m))
     out = {k: np.full(n, np.nan) for k in names}

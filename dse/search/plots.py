@@ -356,9 +356,12 @@ def _plan_text(row: pd.Series) -> str:
     if v("phase") == 3:  # a disaggregated deployment: each kind of instance
         tokens = f", {v('prefill_max_num_tokens'):g}-token iterations" if v("prefill_max_num_tokens") > 0 else ""
         parts.append(f"{v('prefill_instances'):g} prefill x tp{v('prefill_tp'):g}"
-                     + (f" pp{v('prefill_pp'):g}" if v("prefill_pp") > 1 else "") + tokens
+                     + (f" pp{v('prefill_pp'):g}" if v("prefill_pp") > 1 else "")
+                     + (f" dp{v('prefill_dp'):g}" if v("prefill_dp") > 1 else "")
+                     + (f" ep{v('prefill_ep'):g}" if v("prefill_ep") > 1 else "") + tokens
                      + f"\n+ {v('decode_instances'):g} decode x tp{v('tp'):g}"
                      + (f" pp{v('pp'):g}" if v("pp") > 1 else "")
+                     + (f" dp{v('dp'):g}" if v("dp") > 1 else "")
                      + (f" ep{v('ep'):g}" if v("ep") > 1 else "")
                      + (f" batch {v('batch'):.3g}" if math.isfinite(v("batch")) else ""))
         return " ".join(parts)
@@ -454,9 +457,10 @@ def plot_breakdown(row: pd.Series | None, objective: tuple[str, str] | None = No
 
     ax = panels[0].add_subplot()
     if val("phase") == 3:  # a disaggregated deployment: how its GPUs are split (each instance: dse evaluate)
-        split = [("prefill instances", val("prefill_instances") * val("prefill_tp") * max(val("prefill_pp"), 1.0),
-                  OKABE_ITO["orange"], None),
-                 ("decode instances", val("decode_instances") * val("tp") * max(val("pp"), 1.0), OKABE_ITO["blue"], None),
+        split = [("prefill instances", val("prefill_instances") * val("prefill_tp") * max(val("prefill_pp"), 1.0)
+                  * max(val("prefill_dp"), 1.0), OKABE_ITO["orange"], None),
+                 ("decode instances", val("decode_instances") * val("tp") * max(val("pp"), 1.0) * max(val("dp"), 1.0),
+                  OKABE_ITO["blue"], None),
                  ("idle", val("idle_gpus"), "#FFFFFF", "....")]
         split = [p for p in split if p[1] > 0]
         handles = _stacked(ax, split)

@@ -40,12 +40,12 @@ DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num
 PLAN_COLUMNS = ("num_gpus", "phase", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero",
                 "shard_group", "sp",
                 "recompute", "offload_layers", "batch", "spec_tokens", "microbatch", "global_batch",
-                "prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens")
+                "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens")
 #: Serving ``phase`` of a results row: an engine, or a disaggregated deployment (whose tp, pp,
 #: ep and batch are its decode instances', ``prefill_*`` its prefill instances').
-PHASE_NAMES = {0: "engine", 3: "disaggregated"}
+PHASE_NAMES = {0: "engine", 1: "prefill instance", 2: "decode instance", 3: "disaggregated"}
 #: Columns only disaggregated deployments fill (shown when a row listed is one).
-DEPLOYMENT_COLUMNS = ("prefill_tp", "prefill_pp", "prefill_ep", "prefill_max_num_tokens")
+DEPLOYMENT_COLUMNS = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).
 ID_COLUMNS = ("trial",)
 #: Metrics in the JSON records of ``dse show`` (those present).
@@ -479,7 +479,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     cols: list[tuple[str, str, Any]] = [("#", "", None)]
     short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb",
              "global_batch": "gbs", "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard",
-             "phase": "serving", "prefill_tp": "P tp", "prefill_pp": "P pp", "prefill_ep": "P ep",
+             "phase": "serving", "prefill_tp": "P tp", "prefill_pp": "P pp", "prefill_dp": "P dp", "prefill_ep": "P ep",
              "prefill_max_num_tokens": "P tokens"}
     disaggregated = "phase" in top.columns and (top["phase"] == 3).any()
     for c in PLAN_COLUMNS:

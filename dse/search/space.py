@@ -243,13 +243,17 @@ BatchChoice = Annotated[
 
 class PrefillPlansSpace(Spec):
     """The prefill instances a serving space tries in disaggregated deployments: their tensor,
-    pipeline and expert parallel degrees (one replica each) and the prompt tokens an iteration
-    packs (``max_num_tokens``; None = the scenario's, else the engine default)."""
+    pipeline, data (replicas: attention data parallelism with ep > tp) and expert parallel
+    degrees, and the prompt tokens an iteration packs (``max_num_tokens``; None = the scenario's,
+    else the engine default); ``decode_dp``, the replicas of each decode instance (whose tp, pp
+    and ep are the space's)."""
 
     tp: Degrees = [1, 2, 4, 8]
     pp: Degrees = [1]
+    dp: Degrees = [1]
     ep: Degrees = [1]
     max_num_tokens: Annotated[list[PositiveInt], Field(min_length=1)] | None = None
+    decode_dp: Degrees = [1]
 
 
 class ServingParallelSpace(Spec):
@@ -1064,6 +1068,15 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
         problems.append(FieldProblem("parallel.pp", str(par.pp),
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
     serve = base.inference
+    if par.disaggregated is not None and serve is not None:
+        given = [k for k in ("request_rate", "concurrency") if getattr(serve, k) is not None]
+        if serve.phase != "both" or given:
+            problems.append(FieldProblem(
+                "parallel.disaggregated", "",
+                "disaggregated deployments are scored offline beside engines that serve whole requests: the "
+                "scenario's inference block keeps phase both and no "
+                + ("request_rate or concurrency" if not given else " or ".join(given))
+                + (f" (it has phase {serve.phase})" if serve.phase != "both" else "")))
     if serve is not None and serve.phase == "disaggregated":
         problems.append(FieldProblem(
             "scenario.inference.phase", "'disaggregated'",

@@ -96,8 +96,9 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
                      "{input_len, output_len, batch, concurrency, mode}", None)
     if scenario.inference.phase == "disaggregated":
         raise single("inference.phase", "a disaggregated deployment is scored through its prefill and decode "
-                     "instances (dse.evaluate, dse evaluate); this step takes one engine or instance: "
-                     "use phase both, prefill or decode", "disaggregated")
+                     "instances by dse evaluate (and dse.evaluate); a what-if, a trace or a search takes one engine "
+                     "or instance (phase both, prefill or decode; a serving search space with "
+                     "parallel.disaggregated also scores deployments)", "disaggregated")
     row = scenario_columns(scenario)
     wb, kvb, ab = PRECISION_BYTES.get(scenario.precision, (2.0, 2.0, 2.0))
     spec = scenario.inference
@@ -152,13 +153,14 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
 #: Serving ``phase`` code of a disaggregated deployment's row (0-2 are the cost model's).
 PHASE_DISAGGREGATED = 3.0
 
-#: Columns of a disaggregated deployment's row that describe one instance, not the deployment
-#: (left empty there: the instances' own evaluations hold them).
-INSTANCE_ONLY = ("iteration_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "prefill_time_s",
-                 "time_compute_s", "time_gemm_s", "time_attention_s", "time_other_s", "time_bubble_s",
-                 "exposed_tp_s", "exposed_ep_s", "time_adp_wait_s", "exposed_cp_s", "exposed_fsdp_s",
-                 "exposed_pp_s", "exposed_dp_s", "exposed_comm_s", "time_overlap_slowdown_s", "time_power_cap_s",
-                 "hardware_tflops_per_gpu", "hfu", "spec_gain", "batch_running", "batch_max", "microbatches")
+#: Columns of a disaggregated deployment's row that describe one instance (left empty there).
+INSTANCE_ONLY = dis.INSTANCE_ONLY
+
+#: Columns only a disaggregated deployment's row fills (an engine's are empty).
+DEPLOYMENT_ONLY = ("prefill_instances", "decode_instances", "idle_gpus", "kv_transfer_s", "prefill_busy",
+                   "prefill_requests_per_s", "decode_requests_per_s", "bound_by", "decode_batch", "link_bytes_per_s",
+                   "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_num_gpus", "prefill_max_num_tokens",
+                   "decode_tp", "decode_pp", "decode_dp", "decode_ep", "decode_num_gpus")
 
 
 def instance_scenarios(scenario: Scenario) -> tuple[Scenario, Scenario]:
@@ -211,28 +213,22 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
     dec_in = pd.DataFrame([c[1] for c in columns], columns=names)
     N = np.array([float(s.cluster.num_gpus) for s in scenarios])
     fixed = np.array([float(s.inference.prefill.instances or 0) for s in scenarios])
-    metrics, pre_out, at_out = dis.evaluate_deployments(
+    rows, pre_out, at_out = dis.evaluate_deployments(
         {k: pre_in[k].to_numpy(np.float64) for k in names}, {k: dec_in[k].to_numpy(np.float64) for k in names},
         N, fixed)
     pre = attach_metrics(pre_in, pre_out, explain, explainer=describe)
     at = attach_metrics(dec_in, at_out, explain, explainer=describe)
-    frame = at.copy()
-    for key, v in metrics.items():
+    frame = dec_in.copy()
+    for key, v in rows.items():
         frame[key] = v
-    for key in INSTANCE_ONLY:
-        if key in frame:
-            frame[key] = np.nan
-    heavier = pre["memory_per_gpu_bytes"].to_numpy() > at["memory_per_gpu_bytes"].to_numpy()
-    for key in [c for c in frame.columns if c.startswith("memory_") and c != "memory_per_gpu_bytes"]:
-        frame[key] = np.where(heavier, pre[key], at[key])
     frame["num_gpus"] = N
     frame["phase"] = PHASE_DISAGGREGATED
     for key in ("tp", "pp", "dp", "ep", "num_gpus"):
         frame[f"prefill_{key}"] = pre[key].to_numpy()
         frame[f"decode_{key}"] = at[key].to_numpy()
     frame["prefill_max_num_tokens"] = pre["max_num_tokens"].to_numpy()
-    frame["feasible"] = metrics["feasible"] > 0
-    frame["infeasible_mask"] = metrics["infeasible_mask"].astype(np.int64)
+    frame["feasible"] = rows["feasible"] > 0
+    frame["infeasible_mask"] = rows["infeasible_mask"].astype(np.int64)
     reasons = []
     for i in range(len(scenarios)):
         why = []
@@ -305,6 +301,7 @@ LABELS = {
     tr.EP_DENSE: "ep > 1 on a model without experts",
     inf.CONTEXT_PARALLEL: "context parallelism (not modelled for serving)",
     inf.CONTEXT_EXCEEDED: "prompt + output beyond the model's context window",
+    dis.NO_SPLIT: "no split of the GPUs holds a prefill and a decode instance",
     tr.OUT_OF_MEMORY: "out of memory (the batch's KV cache)",
     inf.RATE_EXCEEDS: "offered request rate above what the plan serves",
 }

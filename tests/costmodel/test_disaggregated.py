@@ -68,9 +68,14 @@ def test_ttft_adds_the_prefill_the_kv_transfer_and_the_first_decode_iteration():
     assert out["tokens_per_s_per_gpu"][0] == pytest.approx(R * 500 / 16)
     assert out["input_tokens_per_s"][0] == pytest.approx(R * 4000)
     assert dis.BOUND[int(out["bound_by"][0])] == "decode instances"
-    # power: 12 GPUs of prefill at 600 W and 4 of decode at 600 W; energy per token = watts / tokens/s
-    assert out["power_per_gpu_w"][0] == pytest.approx(600.0)
-    assert out["energy_per_token_j"][0] == pytest.approx(16 * 600.0 / (R * 500))
+    # power: the 3 prefill instances (12 GPUs) could run 15 prompts/s and get 12: busy 0.8 of the time,
+    # at 600 W, idle (150 W) the rest; the decode instance's 4 GPUs at 600 W
+    assert out["prefill_busy"][0] == pytest.approx(0.8)
+    watts = 12 * (150.0 + 0.8 * 450.0) + 4 * 600.0
+    assert out["power_per_gpu_w"][0] == pytest.approx(watts / 16)
+    assert out["energy_per_token_j"][0] == pytest.approx(watts / (R * 500))
+    assert out["model_tflops_per_gpu"][0] == pytest.approx((12 * 0.8 * 400.0 + 4 * 400.0) / 16)
+    assert out["samples_per_s"][0] == R
     assert out["cost_per_mtok_usd"][0] == pytest.approx(16 * 3.0 / 3600 / (R * 500) * 1e6)
 
 
@@ -194,3 +199,27 @@ def test_cli_evaluate_prints_the_deployment_and_each_instance(tmp_path):
     refused = subprocess.run([str(DSE), "evaluate", str(path), "--trace", str(tmp_path / "t.json")],
                              capture_output=True, text=True, env=env, timeout=120)
     assert refused.returncode != 0 and "evaluate one of them" in refused.stderr + refused.stdout
+
+
+@PROPERTY
+@given(gpus=st.integers(2, 3000), gp=st.sampled_from([1, 2, 4, 8]), gd=st.sampled_from([1, 2, 4, 8, 16, 32]),
+       rp=st.floats(0.1, 50.0), rd=st.floats(0.1, 50.0))
+def test_the_split_is_the_best_of_every_split_and_the_fewest_prefill_instances_among_equals(gpus, gp, gd, rp, rd):
+    best, count = -1.0, 0
+    for n_p in range(1, (gpus - gd) // gp + 1):
+        n_d = (gpus - n_p * gp) // gd
+        if n_d >= 1 and min(n_p * rp, n_d * rd) > best * (1 + 1e-12):
+            best, count = min(n_p * rp, n_d * rd), n_p
+    out = dis.split(gpus, gp, gd, rp, rd)
+    if count == 0:
+        assert out["ok"][0] == 0
+    else:
+        assert out["requests_per_s"][0] == pytest.approx(best, rel=1e-12)
+        assert out["prefill_instances"][0] == count
+
+
+def test_a_stated_decode_batch_is_the_rows_batch_and_its_load_the_decode_batch():
+    row = dse.evaluate(scenario(16, batch=64)).iloc[0]
+    assert row["batch"] == 64 and row["decode_batch"] <= 64
+    if row["bound_by"] == 0:  # the decode side has room to spare: it holds fewer
+        assert row["decode_batch"] < 64

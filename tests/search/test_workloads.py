@@ -295,6 +295,51 @@ def test_disaggregated_deployments_search_end_to_end_and_beat_engines_at_a_tight
     assert (tmp_path / "best_breakdown.png").exists()
 
 
+def test_a_space_of_decode_instances_scores_decode_instances():
+    import dse
+
+    data = copy.deepcopy(SERVING)
+    data["scenario"]["inference"] = {**data["scenario"]["inference"], "phase": "decode"}
+    df = score_point(space(data), 4, {})
+    assert set(df["phase"]) == {2}
+    row = df[(df["tp"] == 2) & (df["batch"] == 64)].iloc[0]
+    ref = dse.evaluate(dse.load_scenario({
+        "workload": "inference", "precision": "fp8", "model": "llama3.1-8b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 4}, "parallel": {"tp": 2},
+        "inference": {"input_len": 1000, "output_len": 200, "phase": "decode", "batch": 64}})).iloc[0]
+    assert row["tokens_per_s_per_gpu"] == pytest.approx(ref["tokens_per_s_per_gpu"], rel=1e-9)
+
+
+def test_deployments_are_searched_offline_beside_whole_engines_only():
+    for extra in ({"request_rate": 5.0}, {"concurrency": 64}, {"phase": "decode"}):
+        data = copy.deepcopy(DISAGGREGATED)
+        data["scenario"]["inference"] = {**data["scenario"]["inference"], **extra}
+        if "request_rate" in extra:
+            data["parallel"]["batch"] = ["auto"]
+        assert "scored offline beside engines" in problems(data)["parallel.disaggregated"]
+
+
+def test_wide_expert_parallel_deployments_are_searched_and_score_as_their_scenario():
+    import dse
+
+    data = copy.deepcopy(SERVING)
+    data["scenario"] = {**data["scenario"], "model": "gpt-oss-120b", "inference": {"input_len": 1000, "output_len": 200}}
+    data["gpus"] = [8]
+    data["parallel"] = {"tp": [1], "ep": [1, 4], "batch": ["auto"],
+                        "disaggregated": {"tp": [1], "dp": [2, 4], "ep": [1, 2, 4], "decode_dp": [4]}}
+    df = score_point(space(data), 8, {})
+    wide = df[(df["phase"] == 3) & (df["ep"] == 4) & (df["dp"] == 4) & (df["prefill_ep"] == 2)]
+    assert len(wide)
+    row = wide.iloc[0]
+    ref = dse.evaluate(dse.load_scenario({
+        "workload": "inference", "precision": "fp8", "model": "gpt-oss-120b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 1, "dp": 4, "ep": 4},
+        "inference": {"input_len": 1000, "output_len": 200, "phase": "disaggregated",
+                      "prefill": {"tp": 1, "dp": int(row["prefill_dp"]), "ep": 2}}})).iloc[0]
+    for key in ("prefill_instances", "decode_instances", "tokens_per_s_per_gpu", "itl_ms", "ttft_ms"):
+        assert row[key] == pytest.approx(ref[key], rel=1e-9), key
+
+
 @pytest.mark.parametrize("mode", ["exhaustive", "nested"])
 def test_dlrm_space_runs_end_to_end(mode, tmp_path):
     s = space(DLRM)
