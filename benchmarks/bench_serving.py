@@ -1,6 +1,6 @@
 """Throughput of the vectorized serving cost model, offline and at an offered request rate.
 
-Scores N random Llama-3-70B FP8 serving configurations on H100-SXM-80GB (tensor and pipeline
+Scores N random Llama-3.1-70B FP8 serving configurations on H100-SXM-80GB (tensor and pipeline
 parallel degree, replicas, prompt and answer lengths, HBM bandwidth varied) in one vectorized
 ``evaluate_inference`` call, best of 3 after a warm-up: once offline (the throughput-maximising
 batch of each row, a grid of candidate batches) and once at an offered request rate (the batch
@@ -30,7 +30,7 @@ from dse.workloads.inference import inference_columns  # noqa: E402
 def columns(n: int, seed: int) -> dict[str, np.ndarray]:
     """N random serving configurations as cost-model columns (SI units)."""
     scenario = dse.load_scenario({
-        "workload": "inference", "precision": "fp8", "model": "llama3-70b",
+        "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",  # 128K context: 20K prompts fit
         "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 8}, "parallel": {"tp": 8},
         "inference": {"input_len": 1000, "output_len": 1000},
     })
@@ -69,7 +69,7 @@ def main() -> None:
     offline, feasible_offline = rate(cols)
     cols["request_rate"] = np.full(args.n, 5.0)
     online, feasible_online = rate(cols)
-    print(f"serving cost model: Llama-3-70B FP8 on H100-SXM-80GB, {args.n:,} random configurations (seed {args.seed})")
+    print(f"serving cost model: Llama-3.1-70B FP8 on H100-SXM-80GB, {args.n:,} random configurations (seed {args.seed})")
     print(f"  offline (throughput-maximising batch): {offline:,.0f} configs/s, feasible {feasible_offline:.0%}")
     print(f"  online at 5 req/s (Little's law batch): {online:,.0f} configs/s, feasible {feasible_online:.0%}")
     print(json.dumps({"n_configs": args.n, "offline_configs_per_s": offline, "online_configs_per_s": online}))
