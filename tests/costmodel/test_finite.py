@@ -416,6 +416,13 @@ def llm_inference_row(draw):
         "gemm_in_bytes": draw(st.sampled_from([0.0, 1.0, 2.0])),
         "window_scope": float(draw(st.integers(0, 2))),
         "phase": float(draw(st.integers(0, 2))),
+        # the expert exchange: DeepEP-style or every copy, quantized or not, two-batch overlap;
+        # latent-attention decode at the 16-bit peak; a context window (0: none)
+        "moe_dedup": float(draw(st.booleans())),
+        "dispatch_bytes": draw(st.sampled_from([0.0, 1.0, 0.5625])),
+        "tbo": float(draw(st.booleans())),
+        "mla_decode_fp8": float(draw(st.booleans())),
+        "context_len": float(draw(st.sampled_from([0, 4096, 1 << 20]))),
     })
     return row
 
@@ -449,7 +456,7 @@ def test_llm_inference_outputs_finite(drawn):
     GENERATED["llm_inference"] += len(rows)
     cols = columns(rows, INFER_DEFAULTS)
     raw = raw_inference(cols)
-    check_outputs(raw, rows, tr.OUT_OF_MEMORY | inf.RATE_EXCEEDS, INFER_POSITIVE)
+    check_outputs(raw, rows, tr.OUT_OF_MEMORY | inf.RATE_EXCEEDS | inf.CONTEXT_EXCEEDED, INFER_POSITIVE)
 
 
 @ROWS
