@@ -87,6 +87,13 @@ def split(num_gpus: Any, prefill_gpus: Any, decode_gpus: Any, prefill_rate: Any,
             "idle_gpus": np.where(ok, N - np_ * gp - nd_ * gd, N), "ok": ok.astype(np.float64)}
 
 
+def decode_slack(decode_instances: Any, requests_per_s: Any, decode_rate: Any) -> np.ndarray:
+    """Where the decode instances have room to spare: the deployment's requests/s below what its
+    ``decode_instances`` serve at full load (``decode_rate`` each); they then run at their share."""
+    n_d, R = np.asarray(decode_instances, dtype=np.float64), np.asarray(requests_per_s, dtype=np.float64)
+    return (n_d > 0) & (R > 0) & (R < n_d * np.asarray(decode_rate, dtype=np.float64) * (1.0 - 1e-9))
+
+
 def link_caps(prefill: Mapping[str, Any], decode: Mapping[str, Any], link_bw: Any) -> dict[str, np.ndarray]:
     """Each instance's requests/s after its KV links (``kv_prompt_bytes`` per GPU per request,
     ``dp`` replicas, ``link_bw`` bytes/s per GPU) and which of the two limits bounds it."""
@@ -104,7 +111,9 @@ def link_caps(prefill: Mapping[str, Any], decode: Mapping[str, Any], link_bw: An
 
 def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any, input_len: Any, output_len: Any,
             link_bw: Any, link_latency: Any, idle_power_w: Any, price_per_gpu_hour: Any,
-            prefill_instances: Any = 0.0, decode_at_load: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+            prefill_instances: Any = 0.0, decode_at_load: Mapping[str, Any] | None = None,
+            caps: Mapping[str, np.ndarray] | None = None, parts: Mapping[str, np.ndarray] | None = None
+            ) -> dict[str, np.ndarray]:
     """The deployment metrics of N (prefill instance, decode instance) pairs.
 
     ``prefill`` and ``decode`` map the serving model's outputs of each instance (at full load:
@@ -114,7 +123,8 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     the load (default: at full load). ``link_bw`` is bytes/s per GPU, ``link_latency`` seconds,
     ``idle_power_w`` the idle board power of a GPU (W), ``price_per_gpu_hour`` USD. A prefill side
     with room to spare works the share of the time its load needs and idles the rest (its FLOPs,
-    power); see the module docstring for the rest.
+    power); see the module docstring for the rest. ``caps`` and ``parts`` are :func:`link_caps` and
+    :func:`split` of these pairs when the caller has them already.
     """
     n = max(np.asarray(prefill["requests_per_s"]).size, 1)
     p = {k: _col(prefill[k], n) for k in INSTANCE_KEYS}
@@ -123,8 +133,10 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     N, I, O = _col(num_gpus, n), _col(input_len, n), _col(output_len, n)
     bw, lat = _col(link_bw, n), _col(link_latency, n)
     idle_w = _col(idle_power_w, n)
-    caps = link_caps(p, d, bw)
-    parts = split(N, p["num_gpus"], d["num_gpus"], caps["prefill_rate"], caps["decode_rate"], prefill_instances)
+    if caps is None:
+        caps = link_caps(p, d, bw)
+    if parts is None:
+        parts = split(N, p["num_gpus"], d["num_gpus"], caps["prefill_rate"], caps["decode_rate"], prefill_instances)
     np_, nd_, R = parts["prefill_instances"], parts["decode_instances"], parts["requests_per_s"]
     prefill_side = np_ * caps["prefill_rate"] <= nd_ * caps["decode_rate"]
     bound = np.where(prefill_side, np.where(caps["prefill_link_bound"] > 0, 2.0, 0.0),
@@ -212,7 +224,7 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     caps = link_caps(pre_plan, dec_plan, bw)
     parts = split(N, pre_plan["num_gpus"], dec_plan["num_gpus"], caps["prefill_rate"], caps["decode_rate"], fixed)
     n_d, R = parts["decode_instances"], parts["requests_per_s"]
-    slack = (n_d > 0) & (R > 0) & (R < n_d * caps["decode_rate"] * (1.0 - 1e-9))
+    slack = decode_slack(n_d, R, caps["decode_rate"])
     at = dec
     if np.any(slack):  # the decode instances' share of the load: the batch Little's law gives
         fed = dict(decode)
@@ -222,7 +234,8 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     g = lambda k, default=0.0: _col(decode.get(k, default), n)  # noqa: E731
     idle_w = g("power_idle") * np.where(g("power_ref_w") > 0, g("power_ref_w"), g("power_w"))
     metrics = combine(pre_plan, dec_plan, N, _col(prefill["input_len"], n), _col(prefill["output_len"], n), bw, lat,
-                      idle_w, g("price_per_gpu_hour"), fixed, decode_at_load={**at, **plan(decode)})
+                      idle_w, g("price_per_gpu_hour"), fixed, decode_at_load={**at, **plan(decode)},
+                      caps=caps, parts=parts)
     rows = dict(at)
     heavier = pre["memory_per_gpu_bytes"] > at["memory_per_gpu_bytes"]
     for key in rows:

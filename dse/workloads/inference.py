@@ -190,8 +190,8 @@ def deployment_instances(scenario: Scenario, row: Mapping[str, Any]) -> tuple[Sc
     at its operating point: the prefill instance loaded, the decode instance at its share of the
     deployment's requests/s."""
     prefill, decode = instance_scenarios(scenario)
-    n_d, rate, capacity = float(row["decode_instances"]), float(row["requests_per_s"]), float(row["decode_requests_per_s"])
-    if n_d > 0 and rate > 0 and rate < n_d * capacity * (1.0 - 1e-9):
+    n_d, rate = float(row["decode_instances"]), float(row["requests_per_s"])
+    if dis.decode_slack(n_d, rate, float(row["decode_requests_per_s"])):
         decode = decode.model_copy(update={"inference": decode.inference.model_copy(
             update={"batch": None, "request_rate": rate / n_d})})
     return prefill, decode
