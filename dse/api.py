@@ -50,6 +50,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "moe_layers": (m.layers - moe.dense_layers) if moe else 0.0,
         "expert_groups": float(moe.expert_groups or 0) if moe else 0.0,
         "top_groups": float(moe.top_groups or 0) if moe else 0.0,
+        "router_skew": float(moe.router_skew) if moe else 0.0,
         "tied_embeddings": float(m.tied_embeddings),
         "dropout": float(m.dropout),
         "causal": 1.0,

@@ -197,6 +197,15 @@ def _attention_text(row: Any, layers: float | None) -> str | None:
         notes.append(f"{kind} {int(window)} tokens on {windowed} of {int(layers)} layers")
     if (_num(row.get("moe_dedup")) or 0) > 0:
         notes.append("expert dispatch deduplicated per NVLink domain (DeepEP)")
+    imbalance = _num(row.get("moe_imbalance")) or 1.0
+    if imbalance > 1.0 + 1e-9 and (_num(row.get("ep")) or 1.0) > 1.0:
+        serving = row.get("ep_imbalance") is not None  # training states its own (training.moe_load_imbalance)
+        stated = not serving or (_num(row.get("ep_imbalance")) or 0.0) > 0
+        why = ("as stated" if stated else
+               f"expected from the router's load spread, moe.router_skew {_num(row.get('router_skew')) or 0.0:g}; "
+               "state inference.moe_load_imbalance for a measured or balanced (EPLB) figure")
+        notes.append(f"the busiest of the {_int(row.get('ep'))} expert-parallel ranks receives {imbalance:.3g}x the "
+                     f"mean routed tokens and paces every MoE layer ({why})")
     if (_num(row.get("ep_cross_overlap")) or 0) > 0:
         notes.append("expert all-to-alls overlapped across microbatches")
     return "; ".join(notes) or None

@@ -51,6 +51,12 @@ class MoESpec(Spec):
     #: equal groups and each token's top_k experts lie in at most ``top_groups`` of them
     expert_groups: PositiveInt | None = None
     top_groups: PositiveInt | None = None
+    #: spread of the trained router's load over the experts (coefficient of variation of the
+    #: routed tokens per expert in a layer, averaged over layers): 0 = uniform routing. With
+    #: experts split over ep ranks it sets the busiest rank's expected excess (serving:
+    #: dse.costmodel.inference.expected_moe_imbalance). DeepSeek-R1: 2.16 (TensorRT-LLM's EP-32
+    #: statistics); not measured for most routers: leave 0 or state the serving imbalance itself
+    router_skew: Annotated[float, Field(ge=0.0, le=16.0, allow_inf_nan=False)] = 0.0
 
     @model_validator(mode="after")
     def _check(self) -> "MoESpec":
@@ -598,6 +604,12 @@ class InferenceSpec(Spec):
     #: attention_dp_config enable_balance). Without it each rank takes its prompts on its own and
     #: the others wait for it at every MoE layer's dispatch (TensorRT-LLM's default)
     attention_dp_balance: bool = False
+    #: routed token copies the busiest expert-parallel rank receives over the mean (max/mean,
+    #: >= 1): it paces each MoE layer's expert GEMMs and all-to-alls. None = expected from the
+    #: model's ``moe.router_skew`` and the experts per rank (1 with uniform routing); about 1.1
+    #: with a load balancer of redundant experts (EPLB; TensorRT-LLM measured 1.12 for DeepSeek-R1
+    #: over 36 ranks); the max/mean the engine logs per layer otherwise
+    moe_load_imbalance: Annotated[float, Field(ge=1.0, le=64.0, allow_inf_nan=False)] | None = None
     #: one instance of a disaggregated deployment: ``prefill`` runs prompts only (iterations of
     #: max_num_tokens prompt tokens; its KV is shipped to decode instances), ``decode`` runs
     #: decodes only (requests arrive with their prompt's KV); ``both`` serves whole requests;

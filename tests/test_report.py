@@ -278,3 +278,21 @@ def test_uneven_virtual_stages_are_spelled_out():
     even, text = rendered({**plan, "parallel": {**plan["parallel"], "vpp": 5}})
     assert "chunk_layers" not in even["parallel"] and "virtual stages" not in text
 
+
+
+def test_the_busiest_expert_rank_is_spelled_out_with_where_its_figure_comes_from():
+    serve = {"workload": "inference", "precision": "fp8", "model": "deepseek-v3",
+             "cluster": {"gpu": "H200-SXM-141GB", "num_gpus": 8}, "parallel": {"tp": 1, "dp": 8, "ep": 8},
+             "inference": {"input_len": 1000, "output_len": 1000}}
+    rec, text = rendered(serve)
+    assert "the busiest of the 8 expert-parallel ranks receives 1.51x the mean routed tokens" in rec["attention"]
+    assert "busiest of the 8" in text
+    assert "moe.router_skew 2.16" in rec["attention"]
+    rec, text = rendered({**serve, "inference": {**serve["inference"], "moe_load_imbalance": 1.12}})
+    assert "receives 1.12x the mean routed tokens and paces every MoE layer (as stated)" in rec["attention"]
+    train = {"model": "deepseek-v3", "precision": "fp8", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 256},
+             "parallel": {"tp": 1, "pp": 16, "ep": 16, "global_batch": 256, "recompute": "full"},
+             "training": {"moe_load_imbalance": 1.3}}
+    assert "receives 1.3x the mean routed tokens and paces every MoE layer (as stated)" in rendered(train)[0]["attention"]
+    balanced = rendered({**train, "training": {}})[0]["attention"] or ""
+    assert "busiest" not in balanced

@@ -214,3 +214,18 @@ def test_precision_any_case_batch_auto_and_did_you_mean():
         load_scenario({**base, "cluster": {"gpu": "H100-SXM5-80G", "num_gpus": 8}})
     with pytest.raises(InputError, match=r"unknown model preset; allowed"):
         load_scenario({**base, "model": "qqqqqq"})
+
+
+def test_an_expert_imbalance_below_one_and_a_negative_router_skew_are_refused():
+    serving = base(workload="inference", model="deepseek-v3", parallel={"tp": 1, "dp": 8, "ep": 8},
+                   inference={"input_len": 128, "output_len": 128, "moe_load_imbalance": 0.9})
+    text = problem_text(serving)
+    assert "inference.moe_load_imbalance" in text and "1" in text
+    model = dict(model_preset("deepseek-v3"))
+    model["moe"] = {**model["moe"], "router_skew": -1.0}
+    text = problem_text(base(model=model))
+    assert "model.moe.router_skew" in text
+
+
+def test_the_deepseek_preset_carries_its_router_skew():
+    assert model_preset("deepseek-v3")["moe"]["router_skew"] == 2.16

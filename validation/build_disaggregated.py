@@ -143,7 +143,7 @@ S5_SRC = ("MLPerf Inference v5.1 closed NVIDIA llama3.1-405b Interactive, disagg
 DSV3 = {"name": "DeepSeek-V3", "family": "moe", "layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128,
         "head_dim": None, "ffn_hidden": 18432, "ffn_act": "swiglu", "vocab": 129280,
         "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3,
-                "expert_groups": 8, "top_groups": 4},
+                "expert_groups": 8, "top_groups": 4, "router_skew": 2.16},
         "mla": {"kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
                 "v_head_dim": 128}}
 #: Kimi K2 (dse preset kimi-k2: moonshotai/Kimi-K2-Instruct config.json)
@@ -182,10 +182,29 @@ def parallel(tp: int, dp: int, ep: int) -> dict:
             "microbatch": None, "global_batch": None}
 
 
+#: The busiest expert-parallel rank's routed tokens over the mean under a load balancer with
+#: redundant experts: TensorRT-LLM's DeepSeek-R1 statistics over 36 ranks with 32 redundant experts,
+#: imbalance ratio (max - mean) / mean 0.115 (examples/wide_ep/ep_load_balancer/README.md); no run
+#: here logs its own.
+EPLB_IMBALANCE = 1.12
+BALANCE_NOTES = {
+    "eplb": ("Expert load: EPLB with redundant experts; the busiest rank's routed tokens over the mean are not "
+             "stated: inference.moe_load_imbalance 1.12, TensorRT-LLM's measured ratio for DeepSeek-R1 under its "
+             "EPLB (36 ranks, 32 redundant experts: imbalance 0.115, examples/wide_ep/ep_load_balancer)."),
+    "uniform": ("Expert load: routing simulated perfectly balanced (the source's own statement): "
+                "inference.moe_load_imbalance 1."),
+}
+
+
 def case(*, id, source, reliability, precision, block, gpu, n, gpn, plan, inference, metric, value, also, inferred,
-         notes, experts=None, cluster_extra=None) -> dict:
+         notes, experts=None, cluster_extra=None, balance=None) -> dict:
     inf = {"batch": None, "concurrency": None, "mode": "offline_max_throughput"}
     inf.update(inference)
+    if balance is not None:
+        inf["moe_load_imbalance"] = EPLB_IMBALANCE if balance == "eplb" else 1.0
+        notes = list(notes) + [BALANCE_NOTES[balance]]
+        if balance == "eplb":
+            inferred = list(inferred) + ["inference.moe_load_imbalance"]
     seq = inf["input_len"] + inf["output_len"]
     cluster = {"gpu": gpu, "num_gpus": n, "gpus_per_node": gpn}
     cluster.update(cluster_extra or {})
@@ -305,7 +324,8 @@ def s1_cases():
                               **ENGINE["S1 prefill"][0]},
                    metric="input_tokens_per_s_per_gpu", value=round(per_node / 8, 2),
                    also={"input_tokens_per_s": per_node * S1_PREFILL_GPUS / 8},
-                   inferred=inferred + ["inference.moe_dispatch_dtype"], notes=notes + [ENGINE["S1 prefill"][1]])
+                   inferred=inferred + ["inference.moe_dispatch_dtype"], notes=notes + [ENGINE["S1 prefill"][1]],
+                   balance="eplb")
 
     experts = DSV3["moe"]["experts"] + S1_REDUNDANT
     yield case(id="disagg_sglang-h100_dsv3_decode_ep72_isl2000_b256", source=S1_SRC, reliability="A",
@@ -330,7 +350,7 @@ def s1_cases():
                       f"moe.experts {experts} (the physical experts held; routing still picks 8 per token).",
                       f"output_len {OUT_DECODE}: not stated for this run (the blog's EPLB decode case study uses "
                       "1800 input + 100 output at batch 256); input_len 2000 = the stated KV cache length.",
-                      ENGINE["S1 decode"][1]])
+                      ENGINE["S1 decode"][1]], balance="eplb")
 
     yield case(id="disagg_deepseek-profile_h800_dsv3_prefill_ep32_isl4096", source=S1P_SRC, reliability="B",
                precision="fp8", block=DSV3, gpu="H100-SXM-80GB", n=32, gpn=8, plan=(1, 32, 32),
@@ -349,7 +369,7 @@ def s1_cases():
                       "written as H100-SXM-80GB with nvlink_gbps 400, as scenarios/deepseek_v3_h800.yaml); 4 nodes "
                       "of 8. FP8 weights and GEMMs; KV-cache type not stated (dse follows the precision). "
                       "The figure is a profile-derived estimate (one traced iteration, perfect balance), not a "
-                      "served benchmark: reliability B.", ENGINE["S1' prefill"][1]])
+                      "served benchmark: reliability B.", ENGINE["S1' prefill"][1]], balance="uniform")
 
 
 # -------------------------------------------------------------------------------------------------- S2
@@ -360,7 +380,7 @@ S2_DECODE_GPUS = 48          # FACT: "12 nodes for decode" (4-GPU trays); ai-dyn
 def s2_cases():
     experts = DSV3["moe"]["experts"] + 32
     yield case(id="disagg_sglang-gb200_dsv3_decode_ep48_isl2000_fp8", source=S2_SRC, reliability="B",
-               precision="fp8", block=DSV3, gpu="GB200", n=S2_DECODE_GPUS, gpn=4,
+               precision="fp8", block=DSV3, balance="eplb", gpu="GB200", n=S2_DECODE_GPUS, gpn=4,
                plan=(1, S2_DECODE_GPUS, S2_DECODE_GPUS), experts=experts,
                inference={"input_len": 2000, "output_len": OUT_DECODE, "phase": "decode", "kv_cache_dtype": "bf16",
                           **ENGINE["S2 decode"][0]},
@@ -387,7 +407,7 @@ def s2_cases():
 # -------------------------------------------------------------------------------------------------- S3
 S3 = {
     # precision key: (prefill ranks per instance [FACT post], prefill input tok/s/GPU [FACT], decode tok/s/GPU
-    # [FACT], decode batch per rank [FACT post for 1408, scripts for 768])
+    # [FACT], decode batch per rank [FACT post for 1408, scripts for 768]])
     "low": dict(prefill_gpus=2, prefill=26156.0, decode=13386.0, batch=1408, batch_src="post and script"),
     "high": dict(prefill_gpus=4, prefill=18471.0, decode=9087.0, batch=768, batch_src="script only"),
 }
@@ -417,7 +437,7 @@ def s3_cases():
         prec, extra, prec_txt = S3_PREC[key]
         g = r["prefill_gpus"]
         yield case(id=f"disagg_sglang-gb200_dsr1_prefill_ep{g}_isl2000_{key}prec", source=S3_SRC, reliability="B",
-                   precision=prec, block=DSV3, gpu="GB200", n=g, gpn=4, plan=(1, g, g),
+                   precision=prec, block=DSV3, balance="eplb", gpu="GB200", n=g, gpn=4, plan=(1, g, g),
                    inference={"input_len": 2000, "output_len": 1, "phase": "prefill", "max_num_tokens": S3_PREFILL_TOKENS,
                               **extra, **ENGINE[f"S3 prefill {key}"][0]},
                    metric="input_tokens_per_s_per_gpu", value=r["prefill"], also={},
@@ -453,7 +473,7 @@ def s3_cases():
                           "cache roughly full (thus 768 for 4k ISL and 1408 for 2k ISL)\"). Measured "
                           f"{r['decode']:,.0f} output tokens/s per GPU. output_len 100 not stated (scripts' "
                           "'--context-length 2176' bounds it at 176; Part I's ablation used 100).",
-                          ENGINE[f"S3 decode {key}"][1]])
+                          ENGINE[f"S3 decode {key}"][1]], balance="eplb")
 
 
 # -------------------------------------------------------------------------------------------------- S4
@@ -495,7 +515,7 @@ def s4_cases():
                       "384 + 96 redundant = 480 experts (5 per GPU), written as moe.experts 480. \"Decode Batch Size "
                       "480\" read as sequences per GPU (480 in all would need 600 decode steps/s for 288k tokens/s). "
                       "Measured 288k output tokens/s (\"24k / node\"); target per GPU = 288,000 / 96.",
-                      ENGINE["S4 decode"][1]])
+                      ENGINE["S4 decode"][1]], balance="eplb")
 
 
 # -------------------------------------------------------------------------------------------------- S5

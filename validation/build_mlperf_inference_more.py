@@ -153,11 +153,13 @@ BENCH = {
         model={"name": "DeepSeek-R1", "family": "moe", "layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128,
                "head_dim": None, "ffn_hidden": 18432, "ffn_act": "swiglu", "vocab": 129280, "seq_len": None,
                "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1,
-                       "dense_layers": 3, "expert_groups": 8, "top_groups": 4},
+                       "dense_layers": 3, "expert_groups": 8, "top_groups": 4, "router_skew": 2.16},
                "mla": {"kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
                        "v_head_dim": 128}},
         model_src="model block: validation/trtllm_mla.jsonl 'DeepSeek-R1-0528' (the same architecture as the "
-                  "DeepSeek-R1 revision MLPerf uses)",
+                  "DeepSeek-R1 revision MLPerf uses); moe.router_skew 2.16, the R1 router's load spread from "
+                  "TensorRT-LLM's EP-32 statistics (examples/wide_ep/ep_load_balancer: the busiest rank 1.56 over "
+                  "the mean without a balancer), as dse's deepseek-v3 preset; no load balancer is stated",
         input_len=795, ref_output=3886.2,
         dataset="4,388 samples of AIME, MATH500, GPQA, MMLU-Pro and LiveCodeBench",
         input_src=f"mean input 795 tokens from 1,748 rows of {DS_CSV} (see the builder's docstring)",

@@ -61,7 +61,11 @@ share the GEMMs; their attention runs in separate kernels):
   except FP4/FP6 weights with FP8 inputs where the tensor cores take them natively
   (``mixed_fp8_native``: Blackwell);
 * MoE layers read only the experts the iteration's tokens touch: E (1 - (1 - k/E)^M) of them
-  for M tokens (uniform routing), each GEMM over M k / E_hit tokens;
+  for M tokens, each GEMM over M k / E_hit tokens; with experts split over ep > 1 ranks the
+  busiest rank receives ``ep_imbalance`` times the mean of the routed copies (a trained router
+  is not uniform), and its expert GEMMs, permutes and exchanges pace the layer. Unstated (0), it
+  is :func:`expected_moe_imbalance` of the ranks' expert counts and the router's skew
+  (``router_skew``: 0, uniform routing, unless the model states it);
 * decode attention reads each sequence's KV cache, ``n_dec * ctx * 2 l max(g, t)/t d kv_bytes``
   bytes per GPU (KV heads replicated when tp > g) with ctx = I + O/2 the mean context (roofline against its 4 n_dec ctx a d FLOPs);
 * prefill attention does the causal half of the I^2 work of each prompt,
@@ -160,6 +164,7 @@ carry one: ITL is a mean over a sequence's decode iterations, and a latency boun
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -274,6 +279,9 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                               "(Blackwell): a W4A8 GEMM then pays no widening"),
     "mla_decode_fp8": (1.0, "1 where latent-attention (MLA) decode kernels multiply an FP8 KV cache in FP8; "
                             "0 where they widen it and run at the 16-bit peak (Hopper's FlashMLA)"),
+    "ep_imbalance": (0.0, "routed token copies the busiest expert-parallel rank receives over the mean "
+                           "(max/mean, >= 1): it paces each MoE layer's expert GEMMs and exchanges; 0 = "
+                           "expected_moe_imbalance of the model's router_skew"),
     "collective_overhead": (75.6e-6, "fixed time of each tensor-parallel collective call in a serving "
                                  "iteration (launch and cross-GPU synchronisation), s"),
 }
@@ -287,6 +295,49 @@ LOGIT_PASSES = 2.0
 #: Elementwise passes over h-sized activations per token and layer (two norms, two residual
 #: adds, rotary, quantisation and copies), as HBM traffic.
 ELEM_PASSES = 8.0
+
+
+#: Coefficient of variation of a trained router's load over the experts of a layer (the spread of
+#: expert popularity), for :func:`expected_moe_imbalance`: the value that reproduces TensorRT-LLM's
+#: measured imbalance of DeepSeek-R1 at 32-way expert parallelism without a load balancer, the
+#: busiest rank receiving (max - mean) / mean = 1.56 more routed tokens than the mean, averaged over
+#: layers and iterations (examples/wide_ep/ep_load_balancer/README.md: 256 experts, 8 per rank).
+ROUTER_SKEW = 2.16
+
+
+def _expected_max_normal(n: int) -> float:
+    """Expected largest of n independent standard normal draws (numerical integration)."""
+    if n <= 1:
+        return 0.0
+    x = np.linspace(-8.0, 8.0, 16001)
+    pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+    cdf = np.cumsum(pdf) * (x[1] - x[0])
+    return float(np.trapezoid(x * n * pdf * np.clip(cdf, 0.0, 1.0) ** (n - 1), x))
+
+
+#: ln(n) and the expected maximum of n standard normals at n = 1, 2, 4, ..., 2^14, interpolated in ln n.
+_MAX_NORMAL_LOG_N = np.log(2.0 ** np.arange(15))
+_MAX_NORMAL = np.array([_expected_max_normal(2 ** i) for i in range(15)])
+
+
+def expected_moe_imbalance(experts: Any, ep: Any, skew: Any = ROUTER_SKEW) -> np.ndarray:
+    """Expected routed copies of the busiest of ``ep`` expert-parallel ranks over the mean (>= 1).
+
+    A rank holds n = E/ep of the E experts; if the experts' loads spread with coefficient of
+    variation ``skew`` (a trained router's popularity), a rank's load, the sum of n of them drawn
+    without replacement, spreads with ``skew sqrt((E - n)/(E - 1)) / sqrt(n)``, and the busiest
+    of ep ranks sits about ``z_ep`` of those above the mean (z_ep the expected maximum of ep
+    standard normals): ``1 + skew sqrt((E - n)/(E - 1)/n) z_ep``, at most ep. It falls as ranks
+    hold more experts (1.24 for 256 experts over 4 ranks, 1.51 over 8, 2.56 over 32). A load
+    balancer with redundant experts (EPLB) brings it to about 1.1 (TensorRT-LLM measured 1.12 for
+    DeepSeek-R1 over 36 ranks): state that as ``inference.moe_load_imbalance``.
+    """
+    E = np.maximum(np.asarray(experts, dtype=np.float64), 1.0)
+    R = np.maximum(np.asarray(ep, dtype=np.float64), 1.0)
+    n = np.maximum(E / R, 1.0)
+    z = np.interp(np.log(R), _MAX_NORMAL_LOG_N, _MAX_NORMAL)
+    spread = np.maximum(np.asarray(skew, dtype=np.float64), 0.0) * np.sqrt(np.maximum(E - n, 0.0) / np.maximum(E - 1.0, 1.0) / n)
+    return np.where(R > 1.0, np.minimum(1.0 + spread * z, R), 1.0)
 
 
 def split_columns(batch: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -442,6 +493,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     adp_free = (pool > 1.0) & (c["adp_balance"] <= 0)  # attention-DP ranks that wait for each other
     any_adp = bool(np.any(adp_free))
     E_loc = E / ep
+    # the busiest EP rank's routed copies over the mean: stated, or a trained router's expected
+    imb = np.where(c["ep_imbalance"] > 0, c["ep_imbalance"], expected_moe_imbalance(E, ep, c["router_skew"]))
+    imb = np.where(ep > 1.0, np.clip(imb, 1.0, np.maximum(ep, 1.0)), 1.0)
     fe_loc = fe / etp
     S = c["shared_experts"]
 
@@ -520,7 +574,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         Mp = M * pool
         hit = 1.0 - np.power(np.clip(1.0 - k / E, 0.0, 1.0), Mp)
         touched = np.maximum(E_loc * hit, 1e-9)
-        Me = Mp * k / np.maximum(E * hit, 1e-9)
+        Me = Mp * k / np.maximum(E * hit, 1e-9) * imb
         experts = (gemm(Me, h, (mats - 1.0) * fe_loc, touched, wbytes=w_b, rate=r, xbytes=x_b)
                    + gemm(Me, fe_loc, h, touched, wbytes=w_b, rate=r, xbytes=x_b))
         router = gemm(M, h, E, wbytes=ab, rate=mm16_rate)
@@ -536,12 +590,13 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     any_tbo = bool(np.any(tbo))
 
     def exchange(M, nbytes):
-        """One expert all-to-all of M tokens per replica, ``nbytes`` an element, s."""
+        """One expert all-to-all of M tokens per replica, ``nbytes`` an element, s: the busiest
+        rank receives ``imb`` times the mean, and the exchange waits for it."""
         one = coll.all_to_all_time(M * k * h * nbytes / t, ep, 1.0, net)
         if any_dedup:
             one = np.where(dedup, coll.dedup_dispatch_time(M * h * nbytes / t, k, ep, 1.0, net,
                                                            c["expert_groups"], c["top_groups"]), one)
-        return one
+        return imb * one
 
     # ------------------------------------------------------------------ one pipeline stage
     def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True, halves=True):
@@ -571,7 +626,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # elementwise traffic, KV writes
         kv_write = M * kv_elems * kvb
         elem_dense = ELEM_PASSES * M * h * ab + mats * M * f_loc * ab + kv_write
-        routed = M * k * pool / ep  # routed token copies this GPU processes
+        routed = M * k * pool / ep * imb  # routed token copies this GPU processes
         elem_moe = (ELEM_PASSES * M * h * ab + mats * routed * fe_loc * ab + 4.0 * routed * h * ab
                     + S * mats * M * fe / t * ab + kv_write)
         elem = (dense_frac * elem_dense + moe_frac * elem_moe) / hbm
@@ -709,7 +764,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # the routed copies' FFN activations per token of the replica: an all-gather dispatch (every
     # rank's tokens on every rank, TensorRT-LLM's attention-DP path) sizes them for the pool's
     # tokens, a DeepEP-style one for the copies the GPU receives (k pool / ep per token)
-    routed_per_token = np.where(dedup, k * pool / np.maximum(ep, 1.0), k * pool)
+    routed_per_token = np.where(dedup, np.minimum(k * pool / np.maximum(ep, 1.0) * imb, k * pool), k * pool)
     ffn_max = np.maximum(f_loc, np.where(is_moe, np.maximum(routed_per_token * fe_loc, fe_loc), 0.0))
     ws_tok = ab * (4.0 * h + (a_loc + 2.0 * g_loc) * d + mats * ffn_max)  # activations per token
     ws_seq = V * LOGIT_BYTES  # fp32 logits per output token (gathered, full vocabulary)
@@ -1047,6 +1102,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "energy_per_token_j": watts / np.maximum(per_gpu, 1e-30),
         "cost_per_mtok_usd": c["price_per_gpu_hour"] / 3600.0 / np.maximum(per_gpu, 1e-30) * 1e6,
         "infeasible_mask": mask.astype(np.float64),
+        "moe_imbalance": np.where(is_moe, imb, 1.0),
     }
     out["exposed_comm_s"] = out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
     out["feasible"] = (mask == 0).astype(np.float64)

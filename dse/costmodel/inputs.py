@@ -33,6 +33,7 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "moe_layers": (0.0, "number of MoE layers (the rest are dense)"),
     "expert_groups": (0.0, "group-limited routing: expert groups (0: none)"),
     "top_groups": (0.0, "group-limited routing: groups a token's experts may lie in"),
+    "router_skew": (0.0, "coefficient of variation of a trained router's load over the experts (0: uniform)"),
     "tied_embeddings": (0.0, "1 if the LM head shares the input embedding"),
     "dropout": (0.0, "1 if training applies dropout (its masks are kept for backward); 0: none"),
     "causal": (1.0, "1 for causal (decoder) attention, 0 for bidirectional (encoder, ViT)"),

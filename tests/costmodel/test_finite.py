@@ -423,6 +423,9 @@ def llm_inference_row(draw):
         "tbo": float(draw(st.booleans())),
         "mla_decode_fp8": float(draw(st.booleans())),
         "context_len": float(draw(st.sampled_from([0, 4096, 1 << 20]))),
+        # the busiest expert-parallel rank: stated (>= 1) or expected from the router's skew (0)
+        "ep_imbalance": draw(st.sampled_from([0.0, 1.0, 1.12, 4.0, 64.0])),
+        "router_skew": draw(st.sampled_from([0.0, 2.16, 16.0])),
     })
     return row
 

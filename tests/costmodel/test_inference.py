@@ -742,9 +742,10 @@ def test_an_fp8_dispatch_halves_the_dispatch_and_keeps_the_combine():
 
 def test_two_batch_overlap_gains_what_sglang_reports_in_prefill_and_hides_exchanges():
     """SGLang's large-scale EP blog (2025-05-05) reports two-batch overlap raising prefill
-    throughput by 27-35%: the same order here, where the exchanges are as long as the work."""
-    one_batch = wide_ep(moe_dispatcher="deepep")
-    two = wide_ep(moe_dispatcher="deepep", two_batch_overlap=True)
+    throughput by 27-35%: the same order here, where the exchanges are as long as the work (its
+    runs balanced the experts with EPLB: the busiest rank about 1.12 times the mean)."""
+    one_batch = wide_ep(moe_dispatcher="deepep", moe_load_imbalance=1.12)
+    two = wide_ep(moe_dispatcher="deepep", two_batch_overlap=True, moe_load_imbalance=1.12)
     gain = two["input_tokens_per_s"] / one_batch["input_tokens_per_s"] - 1.0
     assert 0.15 < gain < 0.5
     assert two["exposed_ep_s"] < 0.7 * one_batch["exposed_ep_s"]  # the rest: what the hidden part slows
@@ -769,3 +770,62 @@ def test_overlap_never_exposes_more_exchange_and_fp8_never_slows_it(tokens, phas
         base["exposed_ep_s"] * (1 + 1e-9)
     assert wide_ep(phase, moe_dispatcher=dispatcher, moe_dispatch_dtype="fp8", **extra)["exposed_ep_s"] <= \
         base["exposed_ep_s"] * (1 + 1e-9)
+
+
+# ---------------------------------------------------------------------------- expert load imbalance
+def test_expected_imbalance_reproduces_the_measured_deepseek_r1_figure():
+    """TensorRT-LLM's DeepSeek-R1 statistics over 32 ranks (8 of 256 experts each, no balancer):
+    the busiest rank receives (max - mean) / mean = 1.56 more routed tokens than the mean."""
+    assert float(inf.expected_moe_imbalance(256, 32, inf.ROUTER_SKEW)) == pytest.approx(2.56, abs=0.01)
+    # by hand at 8 ranks: 1 + 2.16 sqrt((256 - 32) / 255 / 32) z_8, z_8 = 1.4236 (expected largest of 8 normals)
+    by_hand = 1.0 + 2.16 * np.sqrt((256 - 32) / 255 / 32) * 1.4236
+    assert float(inf.expected_moe_imbalance(256, 8, 2.16)) == pytest.approx(by_hand, rel=1e-3)
+    # uniform routing, one rank, or every expert on every rank: balanced
+    assert float(inf.expected_moe_imbalance(256, 32, 0.0)) == 1.0
+    assert float(inf.expected_moe_imbalance(256, 1, 2.16)) == 1.0
+
+
+@PROPERTY
+@given(experts=st.sampled_from([8, 16, 64, 128, 256, 288, 384]), ep=st.sampled_from([2, 4, 8, 16, 32, 64, 72, 96]),
+       skew=st.floats(0.0, 4.0))
+def test_expected_imbalance_grows_with_ranks_and_skew_and_stays_within_ep(experts, ep, skew):
+    imb = float(inf.expected_moe_imbalance(experts, ep, skew))
+    assert 1.0 <= imb <= ep
+    assert float(inf.expected_moe_imbalance(experts, 2 * ep, skew)) >= imb - 1e-12  # fewer experts per rank
+    assert float(inf.expected_moe_imbalance(experts, ep, skew + 0.5)) >= imb - 1e-12
+
+
+def test_the_busiest_rank_paces_the_exchange_and_the_expert_layers():
+    """A stated imbalance r scales the expert exchange by r (the busiest rank receives r times the
+    mean) and slows the layer; with DeepSeek-V3's router skew an unstated one is the expected one."""
+    balanced = wide_ep(moe_load_imbalance=1.0)
+    hot = wide_ep(moe_load_imbalance=1.5)
+    assert hot["exposed_ep_s"] == pytest.approx(1.5 * balanced["exposed_ep_s"], rel=1e-9)
+    assert hot["input_tokens_per_s"] < balanced["input_tokens_per_s"]
+    assert hot["moe_imbalance"] == 1.5
+    expected = float(inf.expected_moe_imbalance(256, 32, 2.16))
+    assert wide_ep()["moe_imbalance"] == pytest.approx(expected)
+    assert wide_ep()["input_tokens_per_s"] < balanced["input_tokens_per_s"]
+
+
+def test_imbalance_needs_experts_split_over_ranks():
+    """Experts sharded over the TP group (ep 1) hold a slice of every expert: no rank is busier;
+    a dense model has no experts at all."""
+    moe_tp = columns(model="mixtral-8x7b", tp=8)
+    assert one({**moe_tp, "ep_imbalance": 3.0}) == one(moe_tp)
+    dense = columns(model="llama3.1-70b", tp=8)
+    assert one({**dense, "ep_imbalance": 3.0, "router_skew": 2.0}) == one(dense)
+
+
+@PROPERTY
+@given(phase=st.sampled_from(["prefill", "decode", "both"]), dispatcher=st.sampled_from(["alltoall", "deepep"]),
+       imbalance=st.floats(1.0, 8.0), tbo=st.booleans())
+def test_a_busier_rank_is_never_faster(phase, dispatcher, imbalance, tbo):
+    extra = {"two_batch_overlap": tbo, "moe_dispatcher": dispatcher}
+    if phase == "both":
+        extra["batch"] = 64
+    base = wide_ep(phase, moe_load_imbalance=1.0, **extra)
+    hot = wide_ep(phase, moe_load_imbalance=imbalance, **extra)
+    rate = "input_tokens_per_s" if phase == "prefill" else "tokens_per_s"
+    assert hot[rate] <= base[rate] * (1 + 1e-9)
+    assert hot["memory_per_gpu_bytes"] >= base["memory_per_gpu_bytes"] * (1 - 1e-9)
