@@ -266,7 +266,7 @@ def _decoding_rows(perf: Any, rec: dict[str, Any], serving: dict[str, Any]) -> N
     batch, running, most = serving.get("batch"), serving.get("batch_running"), serving.get("batch_max")
     waits = batch is not None and running is not None and batch > running + 1e-9
     perf.add_row("requests/s", fmt(serving.get("requests_per_s")))
-    perf.add_row("batch per replica (the largest an offline engine runs: memory, token budget)",
+    perf.add_row("batch per replica (the largest an offline engine runs: memory, token budget, max_batch)",
                  f"{fmt(batch)} ({fmt(most)})" + (f": the token budget lets {fmt(running)} decode at once; "
                                                    "the rest wait, in TTFT" if waits and rec["feasible"] else ""))
     perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))

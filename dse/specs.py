@@ -562,6 +562,11 @@ class InferenceSpec(Spec):
     input_len: PositiveInt
     output_len: PositiveInt
     batch: PositiveInt | None = None
+    #: the most sequences a replica's engine runs at once (TensorRT-LLM max_batch_size, vLLM
+    #: max_num_seqs, SGLang max_running_requests per attention-DP rank, MLPerf's gpu_batch_size);
+    #: the batch dse picks, and the one an offered load needs, stay within it. None = 4096
+    #: (trtllm-bench's cap)
+    max_batch: PositiveInt | None = None
     concurrency: PositiveInt | None = None
     mode: Literal["offline_max_throughput", "online"] = "offline_max_throughput"
     #: offered load, requests/s for the whole deployment (online serving); None = offline
@@ -669,6 +674,9 @@ class InferenceSpec(Spec):
         if self.batch is not None and self.request_rate is not None:
             raise ValueError(f"batch ({self.batch}) and request_rate ({self.request_rate:g}) exclude each "
                              "other: an offered rate sets the batch in flight; give one of them")
+        if self.batch is not None and self.max_batch is not None and self.batch > self.max_batch:
+            raise ValueError(f"batch ({self.batch}) exceeds max_batch ({self.max_batch}): the engine runs at most "
+                             f"max_batch sequences; give a batch <= {self.max_batch} or raise max_batch")
         return self
 
 

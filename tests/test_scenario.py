@@ -229,3 +229,10 @@ def test_an_expert_imbalance_below_one_and_a_negative_router_skew_are_refused():
 
 def test_the_deepseek_preset_carries_its_router_skew():
     assert model_preset("deepseek-v3")["moe"]["router_skew"] == 2.16
+
+
+def test_a_batch_above_max_batch_is_refused_naming_both():
+    serving = base(workload="inference", parallel={"tp": 8},
+                   inference={"input_len": 128, "output_len": 128, "batch": 512, "max_batch": 256})
+    text = problem_text(serving)
+    assert "batch (512) exceeds max_batch (256)" in text

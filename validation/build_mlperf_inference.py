@@ -47,7 +47,7 @@ Request lengths vary per request; the cases carry means (reliability B, ``infere
 
 Engine batch: the configs' ``gpu_batch_size`` is the engine's maximum batch (TensorRT-LLM max_batch_size) under
 in-flight batching, not a fixed running batch, so ``inference.batch`` stays null (dse picks the throughput-maximising
-batch within memory) and the maximum is given in the notes.
+batch within memory) and the maximum is ``inference.max_batch``.
 
 Left out: mixtral-8x7b (v4.1 and v5.0 results are stored but no per-system engine config was found; v5.1 has a B200
 config but no stored result); llama3.1-8b (v5.1 B200 config and README tokens/s, but no summary with samples/s and
@@ -339,6 +339,8 @@ def case(r, bench=None):
         inf["kv_cache_dtype"] = r["kv"]
     if r["mnt"]:
         inf["max_num_tokens"] = r["mnt"]
+    if r["mb"]:
+        inf["max_batch"] = r["mb"]
     if r.get("adp"):
         inf["attention_dp_balance"] = True
     inferred = ["inference.input_len", "inference.output_len", "model.seq_len", "parallel.dp",
@@ -361,7 +363,8 @@ def case(r, bench=None):
              f"{r['bench']} ({b['dataset']}), {r['scen']} scenario, TensorRT-LLM. Target = the system's "
              f"{'Completed tokens per second' if online and not r.get('readme') else 'Tokens per second'} {r['tok']:g}"
              f"{' (README results table)' if r.get('readme') else ''} / {n} GPUs = {per_gpu:.2f} tokens/s per GPU "
-             f"(output tokens only). The system runs {plan}. {mb}, so inference.batch is left to dse. {r['extra']} "
+             f"(output tokens only). The system runs {plan}. {mb}, so inference.batch is left to dse"
+             f"{' within inference.max_batch' if r['mb'] else ''}. {r['extra']} "
              f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
              f"({b['input_src']}; {out_txt}). ")
     if online and r.get("rate") == "config":

@@ -77,7 +77,7 @@ in ``inferred``):
   (jkjung-avt/inference_results_v5.1 @8aadaa85).
 
 Engine batch: ``gpu_batch_size`` is the engine's maximum batch under in-flight batching; ``inference.batch`` stays
-null (dse picks the batch), the maximum is in the notes. max_num_tokens is the runtime value where build and runtime
+null (dse picks the batch), the maximum is ``inference.max_batch``. max_num_tokens is the runtime value where build and runtime
 differ.
 
 Left out: the v5.0 llama2-70b-interactive Offline results (H200 34,989.2 tokens/s: the llama2-70b Offline engine

@@ -196,6 +196,8 @@ KV_HEADS_TP = 1 << 11
 RATE_EXCEEDS = 1 << 12
 #: Extra infeasibility bit: prompt + output exceed the model's context window.
 CONTEXT_EXCEEDED = 1 << 16
+#: Extra infeasibility bit: a fixed batch above the engine's max_batch.
+BATCH_ABOVE_MAX = 1 << 18
 
 #: Bisection steps (in log batch) that solve Little's law for an offered request rate.
 RATE_STEPS = 24
@@ -860,12 +862,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         phi_other = phi * np.minimum(others_held, 1.0)
         if any_adp:
             p_any = np.where(adp_free, 1.0 - (1.0 - phi) * (1.0 - phi_other) ** (pool - 1.0), phi)
-            wait = (p_any - phi) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
+            wait = np.maximum(p_any - phi, 0.0) * np.maximum((mix["total"] - mix["pooled"]) - (dec["total"] - dec["pooled"]), 0.0)
             mean["total"] = mean["total"] + wait
             mean["adp_wait"] = mean["adp_wait"] + wait
         if any_adp and seen_too:
             p_seen = np.where(adp_free, 1.0 - (1.0 - phi_seen) * (1.0 - phi_other) ** (pool - 1.0), phi_seen)
-            wait_seen = (p_seen - phi_seen) * np.maximum(
+            wait_seen = np.maximum(p_seen - phi_seen, 0.0) * np.maximum(
                 (mix_seen["total"] - mix_seen["pooled"]) - (dec_seen["total"] - dec_seen["pooled"]), 0.0)
             seen["total"] = seen["total"] + wait_seen
             seen["adp_wait"] = seen["adp_wait"] + wait_seen
@@ -991,6 +993,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     flag(kv_cache > kv_room(free) * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
     flag(saturated, RATE_EXCEEDS)
     flag((c["context_len"] > 0) & (I + O > c["context_len"]), CONTEXT_EXCEEDED)
+    flag((c["batch"] > 0) & (c["batch"] > np.maximum(c["max_batch"], 1.0)), BATCH_ABOVE_MAX)
 
     # ------------------------------------------------------------------ metrics
     n_gpus = c["num_gpus"]

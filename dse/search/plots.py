@@ -332,7 +332,7 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
     ax.set_xlabel(metric_label(xm, serving))
     ax.set_ylabel(metric_label(ym, serving))
     # a long study name goes on its own line rather than running off the figure
-    sep = ":\n" if title and len(title) > 24 else ": "
+    sep = ":\n" if title and len(title) > 18 else ": "
     ax.set_title(f"{title + sep if title else ''}feasible (constrained) front", loc="left")
     order = [legend[k] for k in ("front", "front2", "best", "feasible", "infeasible") if k in legend]
     if order:

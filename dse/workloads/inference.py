@@ -118,6 +118,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "output_len": float(spec.output_len),
         "context_len": float(scenario.model.context_len or 0),
         "batch": float(spec.batch or 0),
+        "max_batch": float(spec.max_batch or inf.INFERENCE_COLUMNS["max_batch"][0]),
         "concurrency": float(spec.concurrency or 0),
         "request_rate": float(spec.request_rate or 0),
         "kv_bytes": KV_CACHE_BYTES[spec.kv_cache_dtype] if spec.kv_cache_dtype else kvb,
@@ -302,6 +303,7 @@ LABELS = {
     tr.EP_DENSE: "ep > 1 on a model without experts",
     inf.CONTEXT_PARALLEL: "context parallelism (not modelled for serving)",
     inf.CONTEXT_EXCEEDED: "prompt + output beyond the model's context window",
+    inf.BATCH_ABOVE_MAX: "batch above the engine's max_batch",
     dis.NO_SPLIT: "no split of the GPUs holds a prefill and a decode instance",
     tr.OUT_OF_MEMORY: "out of memory (the batch's KV cache)",
     inf.RATE_EXCEEDS: "offered request rate above what the plan serves",
@@ -342,6 +344,9 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
                        f"{_i(g('input_len') + g('output_len'))} tokens exceed the model's context window of "
                        f"{_i(g('context_len'))} (model.context_len: the positions it was trained on; "
                        "a serving engine refuses longer sequences)")
+    if mask & inf.BATCH_ABOVE_MAX:
+        reasons.append(f"batch {_i(g('batch'))} exceeds the engine's max_batch {_i(g('max_batch'))} "
+                       "(inference.max_batch: the most sequences a replica runs at once)")
     if mask & inf.RATE_EXCEEDS:
         reasons.append(f"offered request_rate {g('request_rate'):.4g} req/s exceeds what the plan serves at "
                        f"its best batch ({_i(g('batch'))} per replica, {_i(dp)} replicas): "

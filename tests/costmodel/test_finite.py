@@ -459,7 +459,8 @@ def test_llm_inference_outputs_finite(drawn):
     GENERATED["llm_inference"] += len(rows)
     cols = columns(rows, INFER_DEFAULTS)
     raw = raw_inference(cols)
-    check_outputs(raw, rows, tr.OUT_OF_MEMORY | inf.RATE_EXCEEDS | inf.CONTEXT_EXCEEDED, INFER_POSITIVE)
+    check_outputs(raw, rows, tr.OUT_OF_MEMORY | inf.RATE_EXCEEDS | inf.CONTEXT_EXCEEDED | inf.BATCH_ABOVE_MAX,
+                  INFER_POSITIVE)
 
 
 @ROWS

@@ -829,3 +829,34 @@ def test_a_busier_rank_is_never_faster(phase, dispatcher, imbalance, tbo):
     rate = "input_tokens_per_s" if phase == "prefill" else "tokens_per_s"
     assert hot[rate] <= base[rate] * (1 + 1e-9)
     assert hot["memory_per_gpu_bytes"] >= base["memory_per_gpu_bytes"] * (1 - 1e-9)
+
+
+# ---------------------------------------------------------------------------- the engine's max batch
+def test_max_batch_caps_the_batch_an_offline_engine_picks():
+    free = one(columns(tp=2, num_gpus=2, input_len=128, output_len=1024))
+    assert free["batch"] > 64
+    capped = one(columns(tp=2, num_gpus=2, input_len=128, output_len=1024, max_batch=64))
+    assert capped["batch"] == 64 and capped["batch_max"] == 64
+    assert capped["tokens_per_s"] < free["tokens_per_s"]
+    assert capped["feasible"] == 1.0
+    # a cap above what memory lets it run changes nothing
+    assert one(columns(tp=2, num_gpus=2, input_len=128, output_len=1024, max_batch=1 << 20)) == free
+
+
+def test_a_fixed_batch_above_max_batch_is_infeasible_with_its_reason():
+    from dse.workloads.inference import describe
+
+    cols = columns(tp=2, num_gpus=2)
+    out = one(cols, batch=128.0, max_batch=64.0)
+    assert out["feasible"] == 0.0 and int(out["infeasible_mask"]) & inf.BATCH_ABOVE_MAX
+    text = describe(int(out["infeasible_mask"]), {**cols, **out, "batch": 128.0, "max_batch": 64.0})
+    assert "batch 128 exceeds the engine's max_batch 64" in text
+
+
+def test_an_offered_load_beyond_what_max_batch_serves_is_refused():
+    """Little's law needs more sequences in flight than the engine takes: the rate is not served."""
+    base = columns(tp=2, num_gpus=2, input_len=128, output_len=1024, max_batch=8)
+    served = one(base)["requests_per_s"]
+    assert one(base, request_rate=0.5 * served)["feasible"] == 1.0
+    over = one(base, request_rate=2.0 * served)
+    assert over["feasible"] == 0.0 and int(over["infeasible_mask"]) & inf.RATE_EXCEEDS
