@@ -197,6 +197,10 @@ def _attention_text(row: Any, layers: float | None) -> str | None:
         notes.append(f"{kind} {int(window)} tokens on {windowed} of {int(layers)} layers")
     if (_num(row.get("moe_dedup")) or 0) > 0:
         notes.append("expert dispatch deduplicated per NVLink domain (DeepEP)")
+    if (_num(row.get("tbo")) or 0) > 0:
+        notes.append("two-batch overlap (each half's expert exchanges under the other's work)")
+    elif (_num(row.get("sbo")) or 0) > 0:
+        notes.append("single-batch overlap (the combine under the routed experts' down GEMM and the shared experts)")
     imbalance = _num(row.get("moe_imbalance")) or 1.0
     if imbalance > 1.0 + 1e-9 and (_num(row.get("ep")) or 1.0) > 1.0:
         serving = row.get("ep_imbalance") is not None  # training states its own (training.moe_load_imbalance)

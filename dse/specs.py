@@ -635,6 +635,10 @@ class InferenceSpec(Spec):
     #: two-batch overlap (SGLang --enable-two-batch-overlap, DeepSeek's inference system): each
     #: iteration's tokens in two micro-batches, one's expert all-to-alls under the other's work
     two_batch_overlap: bool = False
+    #: single-batch overlap (SGLang --enable-single-batch-overlap): each MoE layer's combine
+    #: all-to-all streams out under the routed experts' down GEMM and the shared experts of the
+    #: same batch; an alternative to two_batch_overlap, not an addition
+    single_batch_overlap: bool = False
     #: the engine's token budget per iteration (vLLM max_num_batched_tokens, SGLang
     #: chunked_prefill_size, TensorRT-LLM max_num_tokens): prompts are chunked at what the decodes
     #: leave of it, and a prefill instance packs this many prompt tokens; None = TensorRT-LLM
@@ -674,6 +678,10 @@ class InferenceSpec(Spec):
         if self.batch is not None and self.request_rate is not None:
             raise ValueError(f"batch ({self.batch}) and request_rate ({self.request_rate:g}) exclude each "
                              "other: an offered rate sets the batch in flight; give one of them")
+        if self.two_batch_overlap and self.single_batch_overlap:
+            raise ValueError("two_batch_overlap and single_batch_overlap are alternatives (two micro-batches "
+                             "hide each other's exchanges; one batch hides its combine under its own down GEMM): "
+                             "set one of them")
         if self.batch is not None and self.max_batch is not None and self.batch > self.max_batch:
             raise ValueError(f"batch ({self.batch}) exceeds max_batch ({self.max_batch}): the engine runs at most "
                              f"max_batch sequences; give a batch <= {self.max_batch} or raise max_batch")

@@ -236,3 +236,10 @@ def test_a_batch_above_max_batch_is_refused_naming_both():
                    inference={"input_len": 128, "output_len": 128, "batch": 512, "max_batch": 256})
     text = problem_text(serving)
     assert "batch (512) exceeds max_batch (256)" in text
+
+
+def test_two_and_single_batch_overlap_are_alternatives():
+    serving = base(workload="inference", model="deepseek-v3", parallel={"tp": 1, "dp": 8, "ep": 8},
+                   inference={"input_len": 128, "output_len": 128, "two_batch_overlap": True,
+                              "single_batch_overlap": True})
+    assert "two_batch_overlap and single_batch_overlap are alternatives" in problem_text(serving)

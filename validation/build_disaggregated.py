@@ -267,14 +267,16 @@ ENGINE = {
                         "Expert exchange: DeepEP normal (--deepep-mode normal), FP8 before the dispatch (sglang 0.5.3 "
                         "deepep.py quantizes when JIT DeepGEMM is on), BF16 combine; neither two- nor single-batch "
                         "overlap set."),
-    "S3 decode low": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "nvfp4", "two_batch_overlap": False},
+    "S3 decode low": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "nvfp4", "two_batch_overlap": False,
+                       "single_batch_overlap": True},
                       "Expert exchange: DeepEP low-latency with NVFP4 dispatch (SGLANG_CUTEDSL_MOE_NVFP4_DISPATCH=1; "
                       "the post: \"NVFP4 quantization is fused into [DeepEP]\"), BF16 combine; single-batch "
-                      "overlap (the combine under the down GEMM and shared experts), which dse does not model: "
-                      "written without overlap."),
-    "S3 decode high": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": False},
+                      "overlap (the combine under the down GEMM and shared experts): "
+                      "inference.single_batch_overlap."),
+    "S3 decode high": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": False,
+                        "single_batch_overlap": True},
                        "Expert exchange: DeepEP low-latency, FP8 dispatch (use_fp8 unless SGLANG_DEEPEP_BF16_"
-                       "DISPATCH), BF16 combine; single-batch overlap, not modelled: written without overlap."),
+                       "DISPATCH), BF16 combine; single-batch overlap (inference.single_batch_overlap)."),
     "S4 prefill": ({"moe_dispatcher": "deepep", "moe_dispatch_dtype": "fp8", "two_batch_overlap": True},
                    "Expert exchange: DeepEP normal (sgl-project/ome kimi-k2-pd-rt.yaml: --enable-deepep-moe "
                    "--deepep-mode normal --enable-two-batch-overlap; a stored version of the runtime, not "

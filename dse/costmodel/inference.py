@@ -89,7 +89,9 @@ share the GEMMs; their attention runs in separate kernels):
   micro-batches and each MoE layer's exchanges of one hide under the other's work: the layer
   takes the two halves' work (the weights read by each) and whatever of the two halves'
   exchanges that work does not cover, a hidden exchange still costing ``overlap_slowdown`` of
-  its time (its kernels take SMs and bandwidth), as in training;
+  its time (its kernels take SMs and bandwidth), as in training; with ``sbo`` (single-batch
+  overlap) one batch's combine streams out under its own routed experts' down GEMM and shared
+  experts, hiding as much of it as they take (at the same cost);
 * the LM head on the B output tokens (16-bit: FP8/FP4 quantisation keeps it unquantised), the
   fp32 logits and their gather across TP ranks;
 * a fixed engine overhead per iteration plus a per-sequence one (scheduling, sampling).
@@ -248,6 +250,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                               "entirely 16-bit (Meta's Llama 3.1 FP8); 0 = none"),
     "tbo": (0.0, "1 if the engine splits each iteration's tokens in two micro-batches whose expert all-to-alls "
                  "run under the other's compute (SGLang's two-batch overlap); 0 = one batch, exchanges exposed"),
+    "sbo": (0.0, "1 if each MoE layer's combine all-to-all streams out under the routed experts' down GEMM "
+                 "and the shared experts (SGLang's single-batch overlap); ignored with tbo"),
     "adp_balance": (0.0, "1 if the engine schedules prompts on every attention-DP rank in the same "
                          "iterations (TensorRT-LLM attention_dp_config enable_balance); 0 = each rank "
                          "on its own, the others waiting for it at every MoE layer"),
@@ -561,8 +565,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     any_end16 = bool(np.any(n16 > 0))
 
     def layer_gemms(M, w_b, x_b, r, w_a, x_a, r_a):
-        """One layer's GEMM times over M tokens: (qkv, out, dense FFN, MoE FFN), the linear
-        weights at w_b bytes (attention projections at w_a), inputs at x_b (x_a), rates r (r_a)."""
+        """One layer's GEMM times over M tokens: (qkv, out, dense FFN, MoE FFN, routed experts,
+        routed down projection + shared experts), the linear weights at w_b bytes (attention
+        projections at w_a), inputs at x_b (x_a), rates r (r_a)."""
         qkv = gemm(M, h, (a_loc + 2.0 * g_loc) * d, wbytes=w_a, rate=r_a, xbytes=x_a)
         out = gemm(M, a_loc * d, h, wbytes=w_a, rate=r_a, xbytes=x_a)
         if any_mla:  # absorbed or not, the up-projections' weights are read and applied per token
@@ -577,19 +582,24 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         hit = 1.0 - np.power(np.clip(1.0 - k / E, 0.0, 1.0), Mp)
         touched = np.maximum(E_loc * hit, 1e-9)
         Me = Mp * k / np.maximum(E * hit, 1e-9) * imb
-        experts = (gemm(Me, h, (mats - 1.0) * fe_loc, touched, wbytes=w_b, rate=r, xbytes=x_b)
-                   + gemm(Me, fe_loc, h, touched, wbytes=w_b, rate=r, xbytes=x_b))
+        experts_down = gemm(Me, fe_loc, h, touched, wbytes=w_b, rate=r, xbytes=x_b)
+        experts = gemm(Me, h, (mats - 1.0) * fe_loc, touched, wbytes=w_b, rate=r, xbytes=x_b) + experts_down
         router = gemm(M, h, E, wbytes=ab, rate=mm16_rate)
         shared = S * (gemm(M, h, (mats - 1.0) * fe / t, wbytes=w_b, rate=r, xbytes=x_b)
                       + gemm(M, fe / t, h, wbytes=w_b, rate=r, xbytes=x_b))
         moe_ffn = np.where(is_moe, experts + router + shared, 0.0)
-        return qkv, out, dense_ffn, moe_ffn, experts
+        return qkv, out, dense_ffn, moe_ffn, experts, experts_down + shared
 
     disp_b = np.where(c["dispatch_bytes"] > 0, c["dispatch_bytes"], ab)
     dedup = c["moe_dedup"] > 0
     any_dedup = bool(np.any(dedup & is_moe))
     tbo = (c["tbo"] > 0) & is_moe & (ep > t)
     any_tbo = bool(np.any(tbo))
+    # single-batch overlap: each MoE layer's combine streams out under the routed experts' down
+    # GEMM and the shared experts (SGLang's --enable-single-batch-overlap); two-batch overlap wins
+    sbo = (c["sbo"] > 0) & is_moe & (ep > t) & ~tbo
+    any_sbo = bool(np.any(sbo))
+    hidden_share = 1.0 - np.clip(c["overlap_slowdown"], 0.0, 1.0)  # a hidden exchange still slows its cover
 
     def exchange(M, nbytes):
         """One expert all-to-all of M tokens per replica, ``nbytes`` an element, s: the busiest
@@ -612,11 +622,12 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         """
         q = q_tok if (spec and any_spec) else 1.0
         M = q * n_dec + n_pre
-        qkv, out, dense_ffn, moe_ffn, routed_ffn = layer_gemms(M, wb, xb, mm_rate, wb_attn, xb_attn, rate_attn)
+        qkv, out, dense_ffn, moe_ffn, routed_ffn, cover = layer_gemms(M, wb, xb, mm_rate, wb_attn, xb_attn, rate_attn)
         if any_end16:  # the stage's 16-bit end layers, averaged in per layer
             ends = layer_gemms(M, w16, x16, rate16, w16, x16, rate16)
-            qkv, out, dense_ffn, moe_ffn, routed_ffn = (
-                (1.0 - u16) * mine + u16 * end for mine, end in zip((qkv, out, dense_ffn, moe_ffn, routed_ffn), ends))
+            qkv, out, dense_ffn, moe_ffn, routed_ffn, cover = (
+                (1.0 - u16) * mine + u16 * end
+                for mine, end in zip((qkv, out, dense_ffn, moe_ffn, routed_ffn, cover), ends))
         proj = qkv + out
 
         # attention: decode reads the KV cache, prefill is causal FLOPs
@@ -641,7 +652,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # the dispatch at dispatch_bytes an element (tokens quantized before it), the combine at
         # act bytes; DeepEP-style (moe_dedup) a token crosses once per destination NVLink domain
         # and moves once per destination GPU, else once per routed copy
-        ep_comm = np.where(is_moe & (ep > t), exchange(M, disp_b) + exchange(M, ab), 0.0)
+        combine = exchange(M, ab)
+        if any_sbo:  # the combine under the down GEMM and shared experts: what they cover is hidden
+            combine = np.where(sbo, combine - np.minimum(combine, cover) * hidden_share, combine)
+        ep_comm = np.where(is_moe & (ep > t), exchange(M, disp_b) + combine, 0.0)
 
         gemms = L * (dense_frac * (proj + dense_ffn) + moe_frac * (proj + moe_ffn))
         attn_t = L * attn
@@ -693,7 +707,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
             once, half_once = parts["head"] + parts["overhead"], half["head"] + half["overhead"]
             # a hidden exchange still slows the work it runs under (its kernels take SMs and HBM
             # bandwidth): overlap_slowdown of its time, as in training
-            hidden = 2.0 * np.minimum(half["moe_work"], half["ep"]) * (1.0 - np.clip(c["overlap_slowdown"], 0.0, 1.0))
+            hidden = 2.0 * np.minimum(half["moe_work"], half["ep"]) * hidden_share
             out = {key: np.where(tbo, 2.0 * half[key], parts[key]) for key in parts}
             for key in ("head", "overhead"):
                 out[key] = parts[key]

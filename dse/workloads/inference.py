@@ -129,6 +129,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "adp_balance": float(spec.attention_dp_balance),
         "ep_imbalance": float(spec.moe_load_imbalance or 0.0),
         "tbo": float(spec.two_batch_overlap),
+        "sbo": float(spec.single_batch_overlap),
         "mem_utilization": float(spec.gpu_memory_utilization or 0.0),
         "kv_reserve_output": 1.0 if spec.kv_allocation == "upfront" else 0.5,
         "attn_16bit": float(spec.quant_scope != "all"),

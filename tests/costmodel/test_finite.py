@@ -421,6 +421,7 @@ def llm_inference_row(draw):
         "moe_dedup": float(draw(st.booleans())),
         "dispatch_bytes": draw(st.sampled_from([0.0, 1.0, 0.5625])),
         "tbo": float(draw(st.booleans())),
+        "sbo": float(draw(st.booleans())),
         "mla_decode_fp8": float(draw(st.booleans())),
         "context_len": float(draw(st.sampled_from([0, 4096, 1 << 20]))),
         # the busiest expert-parallel rank: stated (>= 1) or expected from the router's skew (0)
