@@ -197,13 +197,14 @@ def _attention_text(row: Any, layers: float | None) -> str | None:
         notes.append(f"{kind} {int(window)} tokens on {windowed} of {int(layers)} layers")
     if (_num(row.get("moe_dedup")) or 0) > 0:
         notes.append("expert dispatch deduplicated per NVLink domain (DeepEP)")
-    if (_num(row.get("tbo")) or 0) > 0:
+    serving = _num(row.get("ep_imbalance")) is not None  # training states its own (training.moe_load_imbalance)
+    exchanged = (_num(row.get("moe_layers")) or 0) > 0 and (_num(row.get("ep")) or 1) > (_num(row.get("tp")) or 1)
+    if serving and exchanged and (_num(row.get("tbo")) or 0) > 0:
         notes.append("two-batch overlap (each half's expert exchanges under the other's work)")
-    elif (_num(row.get("sbo")) or 0) > 0:
+    elif serving and exchanged and (_num(row.get("sbo")) or 0) > 0:
         notes.append("single-batch overlap (the combine under the routed experts' down GEMM and the shared experts)")
-    imbalance = _num(row.get("moe_imbalance")) or 1.0
+    imbalance = _num(row.get("ep_load_imbalance" if serving else "moe_imbalance")) or 1.0
     if imbalance > 1.0 + 1e-9 and (_num(row.get("ep")) or 1.0) > 1.0:
-        serving = row.get("ep_imbalance") is not None  # training states its own (training.moe_load_imbalance)
         stated = not serving or (_num(row.get("ep_imbalance")) or 0.0) > 0
         why = ("as stated" if stated else
                f"expected from the router's load spread, moe.router_skew {_num(row.get('router_skew')) or 0.0:g}; "

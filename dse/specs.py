@@ -55,7 +55,8 @@ class MoESpec(Spec):
     #: routed tokens per expert in a layer, averaged over layers): 0 = uniform routing. With
     #: experts split over ep ranks it sets the busiest rank's expected excess (serving:
     #: dse.costmodel.inference.expected_moe_imbalance). DeepSeek-R1: 2.16 (TensorRT-LLM's EP-32
-    #: statistics); not measured for most routers: leave 0 or state the serving imbalance itself
+    #: statistics); not measured for most routers: leave 0 or state the serving imbalance itself.
+    #: Serving only: training takes its imbalance as stated (training.moe_load_imbalance)
     router_skew: Annotated[float, Field(ge=0.0, le=16.0, allow_inf_nan=False)] = 0.0
 
     @model_validator(mode="after")
@@ -563,7 +564,7 @@ class InferenceSpec(Spec):
     output_len: PositiveInt
     batch: PositiveInt | None = None
     #: the most sequences a replica's engine runs at once (TensorRT-LLM max_batch_size, vLLM
-    #: max_num_seqs, SGLang max_running_requests per attention-DP rank, MLPerf's gpu_batch_size);
+    #: max_num_seqs, SGLang max_running_requests divided by the attention-DP size, MLPerf's gpu_batch_size);
     #: the batch dse picks, and the one an offered load needs, stay within it. None = 4096
     #: (trtllm-bench's cap)
     max_batch: PositiveInt | None = None

@@ -425,7 +425,9 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     if spec.concurrency is not None or spec.request_rate is not None:
         par["batch"] = ["auto"]  # the clients or the offered rate set the batch
     else:
-        par["batch"] = [*sorted(set(SERVING_BATCHES) | ({int(spec.batch)} if spec.batch else set())), "auto"]
+        cap = spec.max_batch or math.inf  # batches the engine can never run are not plans to count
+        par["batch"] = [*sorted(b for b in set(SERVING_BATCHES) | ({int(spec.batch)} if spec.batch else set())
+                                if b <= cap), "auto"]
     own_drafts = {int(spec.speculative_tokens)}
     par["speculative_tokens"] = sorted(set(SERVING_DRAFTS) | own_drafts if spec.draft_acceptance is not None
                                        else own_drafts)

@@ -296,3 +296,20 @@ def test_the_busiest_expert_rank_is_spelled_out_with_where_its_figure_comes_from
     assert "receives 1.3x the mean routed tokens and paces every MoE layer (as stated)" in rendered(train)[0]["attention"]
     balanced = rendered({**train, "training": {}})[0]["attention"] or ""
     assert "busiest" not in balanced
+
+
+def test_overlap_and_imbalance_notes_follow_what_the_model_ran():
+    """An overlap the plan cannot use (experts within the TP group) is not named; a training row
+    scored beside a serving one keeps its stated imbalance's wording."""
+    serve = {"workload": "inference", "precision": "fp8", "model": "deepseek-v3",
+             "cluster": {"gpu": "H200-SXM-141GB", "num_gpus": 8}, "parallel": {"tp": 1, "dp": 8, "ep": 8},
+             "inference": {"input_len": 1000, "output_len": 1000, "single_batch_overlap": True}}
+    assert "single-batch overlap" in rendered(serve)[0]["attention"]
+    within = {**serve, "parallel": {"tp": 8, "ep": 8}}
+    assert "overlap" not in (rendered(within)[0]["attention"] or "")
+    train = {"model": "deepseek-v3", "precision": "fp8", "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 256},
+             "parallel": {"tp": 1, "pp": 16, "ep": 16, "global_batch": 256, "recompute": "full"},
+             "training": {"moe_load_imbalance": 1.3}}
+    frame = dse.evaluate([train, serve])
+    rec = evaluation_record(frame.iloc[0], source="test")
+    assert "1.3x the mean routed tokens and paces every MoE layer (as stated)" in rec["attention"]

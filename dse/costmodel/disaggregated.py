@@ -193,7 +193,8 @@ INSTANCE_ONLY = ("iteration_time_s", "decode_step_s", "chunk_iteration_s", "chun
                  "time_compute_s", "time_gemm_s", "time_attention_s", "time_other_s", "time_bubble_s",
                  "exposed_tp_s", "exposed_ep_s", "time_adp_wait_s", "exposed_cp_s", "exposed_fsdp_s",
                  "exposed_pp_s", "exposed_dp_s", "exposed_comm_s", "time_overlap_slowdown_s", "time_power_cap_s",
-                 "hardware_tflops_per_gpu", "hfu", "spec_gain", "batch_running", "batch_max", "microbatches")
+                 "hardware_tflops_per_gpu", "hfu", "spec_gain", "batch_running", "batch_max", "microbatches",
+                 "ep_load_imbalance")
 
 
 def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any,

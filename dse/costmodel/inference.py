@@ -249,9 +249,10 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "end_layers_16bit": (0.0, "1 if a quantized checkpoint keeps its first and last transformer layers "
                               "entirely 16-bit (Meta's Llama 3.1 FP8); 0 = none"),
     "tbo": (0.0, "1 if the engine splits each iteration's tokens in two micro-batches whose expert all-to-alls "
-                 "run under the other's compute (SGLang's two-batch overlap); 0 = one batch, exchanges exposed"),
+                 "run under the other's compute (SGLang's two-batch overlap; needs ep > tp); 0 = one batch, "
+                 "exchanges exposed"),
     "sbo": (0.0, "1 if each MoE layer's combine all-to-all streams out under the routed experts' down GEMM "
-                 "and the shared experts (SGLang's single-batch overlap); ignored with tbo"),
+                 "and the shared experts (SGLang's single-batch overlap); needs ep > tp; ignored with tbo"),
     "adp_balance": (0.0, "1 if the engine schedules prompts on every attention-DP rank in the same "
                          "iterations (TensorRT-LLM attention_dp_config enable_balance); 0 = each rank "
                          "on its own, the others waiting for it at every MoE layer"),
@@ -1119,7 +1120,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "energy_per_token_j": watts / np.maximum(per_gpu, 1e-30),
         "cost_per_mtok_usd": c["price_per_gpu_hour"] / 3600.0 / np.maximum(per_gpu, 1e-30) * 1e6,
         "infeasible_mask": mask.astype(np.float64),
-        "moe_imbalance": np.where(is_moe, imb, 1.0),
+        "ep_load_imbalance": np.where(is_moe, imb, 1.0),
     }
     out["exposed_comm_s"] = out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
     out["feasible"] = (mask == 0).astype(np.float64)

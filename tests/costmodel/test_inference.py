@@ -802,9 +802,9 @@ def test_the_busiest_rank_paces_the_exchange_and_the_expert_layers():
     hot = wide_ep(moe_load_imbalance=1.5)
     assert hot["exposed_ep_s"] == pytest.approx(1.5 * balanced["exposed_ep_s"], rel=1e-9)
     assert hot["input_tokens_per_s"] < balanced["input_tokens_per_s"]
-    assert hot["moe_imbalance"] == 1.5
+    assert hot["ep_load_imbalance"] == 1.5
     expected = float(inf.expected_moe_imbalance(256, 32, 2.16))
-    assert wide_ep()["moe_imbalance"] == pytest.approx(expected)
+    assert wide_ep()["ep_load_imbalance"] == pytest.approx(expected)
     assert wide_ep()["input_tokens_per_s"] < balanced["input_tokens_per_s"]
 
 
