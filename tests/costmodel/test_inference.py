@@ -766,6 +766,9 @@ def test_deepep_buffers_hold_only_the_copies_a_gpu_receives():
 def test_overlap_never_exposes_more_exchange_and_fp8_never_slows_it(tokens, phase, dispatcher):
     extra = {"max_num_tokens": tokens} if phase == "prefill" else {"batch": tokens // 64}
     base = wide_ep(phase, moe_dispatcher=dispatcher, **extra)
+    sbo = wide_ep(phase, moe_dispatcher=dispatcher, single_batch_overlap=True, **extra)
+    assert sbo["exposed_ep_s"] <= base["exposed_ep_s"] * (1 + 1e-9)  # single-batch overlap too
+    assert sbo["iteration_time_s"] <= base["iteration_time_s"] * (1 + 1e-9)
     assert wide_ep(phase, moe_dispatcher=dispatcher, two_batch_overlap=True, **extra)["exposed_ep_s"] <= \
         base["exposed_ep_s"] * (1 + 1e-9)
     assert wide_ep(phase, moe_dispatcher=dispatcher, moe_dispatch_dtype="fp8", **extra)["exposed_ep_s"] <= \
@@ -885,14 +888,3 @@ def test_single_batch_overlap_hides_the_combine_under_the_down_gemm_and_shared_e
         "inference": {"input_len": 4096, "output_len": 100, "phase": "decode", "batch": 256,
                       "moe_dispatcher": "deepep", "two_batch_overlap": True}})), "sbo": 1.0})
     assert both == tbo
-
-
-@PROPERTY
-@given(tokens=st.sampled_from([1024, 4096, 16384]), phase=st.sampled_from(["prefill", "decode"]),
-       dispatcher=st.sampled_from(["alltoall", "deepep"]))
-def test_single_batch_overlap_never_exposes_more_exchange(tokens, phase, dispatcher):
-    extra = {"max_num_tokens": tokens} if phase == "prefill" else {"batch": tokens // 64}
-    base = wide_ep(phase, moe_dispatcher=dispatcher, **extra)
-    sbo = wide_ep(phase, moe_dispatcher=dispatcher, single_batch_overlap=True, **extra)
-    assert sbo["exposed_ep_s"] <= base["exposed_ep_s"] * (1 + 1e-9)
-    assert sbo["iteration_time_s"] <= base["iteration_time_s"] * (1 + 1e-9)
