@@ -778,7 +778,8 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
 DEPLOYMENT_KEYS = ("prefill_instances", "decode_instances", "idle_gpus", "prefill_num_gpus", "decode_num_gpus",
                    "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "decode_tp", "decode_pp", "decode_dp",
                    "decode_ep", "prefill_max_num_tokens", "prefill_requests_per_s", "decode_requests_per_s",
-                   "kv_transfer_s", "kv_prompt_bytes", "link_bytes_per_s", "requests_per_s", "tokens_per_s",
+                   "kv_transfer_s", "prefill_wait_s", "prefill_busy", "max_requests_per_s", "request_rate",
+                   "kv_prompt_bytes", "link_bytes_per_s", "requests_per_s", "tokens_per_s",
                    "tokens_per_s_per_gpu", "input_tokens_per_s", "ttft_ms", "itl_ms")
 
 
@@ -826,12 +827,22 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
     console.print()
     decode = instances.get("decode", {}).get("serving") or {}
     prefill = instances.get("prefill", {}).get("serving") or {}
-    ttft_parts = (f"prefill {fmt(prefill.get('ttft_ms'))} ms + KV transfer {fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms"
-                  f" + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
+    offered = dep.get("request_rate") or 0
+    online = offered > 0
+    over = online and offered > (dep.get("max_requests_per_s") or 0) * (1 + 1e-9)
+    wait = ("" if not online else " + a queue that grows without bound" if over else
+            f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (M/D/1 at "
+            f"{100 * (dep.get('prefill_busy') or 0):.0f}% load)")
+    ttft_parts = (f"prefill {fmt(prefill.get('ttft_ms'))} ms{wait} + KV transfer "
+                  f"{fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
+    served = (f"{fmt(dep['requests_per_s'])} of the {fmt(offered)} offered: bound by the {dep['bound_by']}" if over else
+              f"{fmt(dep['requests_per_s'])}: offered (Poisson arrivals); at most {fmt(dep.get('max_requests_per_s'))}, "
+              f"bound by the {dep['bound_by']}" if online else
+              f"{fmt(dep['requests_per_s'])}: bound by the {dep['bound_by']}")
     rows = [
         ("time to first token (TTFT)", f"{fmt(dep['ttft_ms'])} ms: {ttft_parts}"),
         ("inter-token latency (ITL)", f"{fmt(dep['itl_ms'])} ms: a decode instance at its share of the load"),
-        ("requests/s", f"{fmt(dep['requests_per_s'])}: bound by the {dep['bound_by']}"),
+        ("requests/s", served),
         ("capacity, requests/s", f"prefill {fmt(dep['prefill_requests_per_s'])} x {n_p} = "
                                  f"{fmt((dep['prefill_requests_per_s'] or 0) * n_p)} · decode "
                                  f"{fmt(dep['decode_requests_per_s'])} x {n_d} = "
@@ -853,6 +864,9 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
     for label, value in rows:
         table.add_row(label, value)
     console.print(table)
+    if online:
+        console.print(Text("The prefill figure is a loaded instance's prompt time, an upper bound below full load "
+                           "(a prompt alone runs a shorter iteration).", style="dim"))
     for side, words in (("prefill", "prefill instance, loaded"), ("decode", "decode instance, at its share of the load")):
         if side in instances:
             console.print()

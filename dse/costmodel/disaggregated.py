@@ -24,6 +24,14 @@ composes them:
   instance at its share of the load, ``R / n_d`` (a decode side with room to spare runs a smaller
   batch and a shorter step), and passes those figures; a prefill side with room to spare is
   counted as loaded (its TTFT an upper bound).
+* **Offered load (online).** With ``request_rate`` r > 0 for the deployment (Poisson arrivals)
+  the deployment serves r, not its capacity: r above ``min(n_p R_p', n_d R_d')`` is infeasible
+  (``RATE_EXCEEDS``). Each prefill replica is then a queue with deterministic service (M/D/1, as
+  DistServe models a prefill instance): a prompt waits ``W = rho S / (2 (1 - rho))`` before its
+  own prefill, with ``S = dp_p / R_p'`` the replica's time per prompt at full load and
+  ``rho = r / (n_p R_p')`` (held at most 0.99: at the capacity the wait grows without bound;
+  prompt lengths that vary lengthen it further, by (1 + cv^2) in M/G/1). TTFT adds W; the decode
+  instances run at ``r / n_d`` each; the prefill GPUs work ``rho`` of the time.
 * **Power, energy, cost.** Each instance's average power per GPU at its operating point, idle GPUs
   at the idle floor; energy per output token is the deployment's power over its tokens/s.
 """
@@ -35,9 +43,15 @@ from typing import Any
 
 import numpy as np
 
+from .inference import RATE_EXCEEDS
+
 #: Infeasibility bit: no split of num_gpus holds a prefill and a decode instance (or the stated
 #: number of prefill instances leaves no room for a decode instance).
 NO_SPLIT = 1 << 17
+
+#: Queue utilisation at which the prefill wait is evaluated when the offered rate meets the
+#: capacity (M/D/1's wait diverges at 1).
+RHO_MAX = 0.99
 
 #: Which side bounds the deployment's throughput (the ``bound_by`` output).
 BOUND = {0: "prefill instances", 1: "decode instances", 2: "prefill KV send", 3: "decode KV receive"}
@@ -87,6 +101,27 @@ def split(num_gpus: Any, prefill_gpus: Any, decode_gpus: Any, prefill_rate: Any,
             "idle_gpus": np.where(ok, N - np_ * gp - nd_ * gd, N), "ok": ok.astype(np.float64)}
 
 
+def served(capacity: Any, request_rate: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(requests/s the deployments serve, where the offered rate exceeds their capacity): the
+    offered ``request_rate`` where one is given (> 0) and within ``capacity``, else the capacity."""
+    cap, rate = np.asarray(capacity, dtype=np.float64), np.asarray(request_rate, dtype=np.float64)
+    exceeded = (rate > 0) & (rate > cap * (1.0 + 1e-9))
+    return np.where((rate > 0) & ~exceeded, rate, cap), exceeded
+
+
+def prefill_wait(rate: Any, instances: Any, replicas: Any, prefill_rate: Any) -> np.ndarray:
+    """Mean wait (s) of a prompt for its prefill replica under Poisson arrivals at ``rate``
+    requests/s over ``instances`` instances of ``replicas`` replicas each, an instance serving at
+    most ``prefill_rate`` prompts/s: M/D/1 per replica, ``rho S / (2 (1 - rho))`` with
+    ``S = replicas / prefill_rate`` and ``rho`` held at most :data:`RHO_MAX`; 0 with no rate."""
+    r, n, dp = (np.asarray(x, dtype=np.float64) for x in (rate, instances, replicas))
+    mu = n * np.asarray(prefill_rate, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.clip(np.where(mu > 0, r / mu, 0.0), 0.0, RHO_MAX)
+        service = np.where(mu > 0, np.maximum(dp, 1.0) * n / np.where(mu > 0, mu, 1.0), 0.0)
+    return np.where(r > 0, rho * service / (2.0 * (1.0 - rho)), 0.0)
+
+
 def decode_slack(decode_instances: Any, requests_per_s: Any, decode_rate: Any) -> np.ndarray:
     """Where the decode instances have room to spare: the deployment's requests/s below what its
     ``decode_instances`` serve at full load (``decode_rate`` each); they then run at their share."""
@@ -112,8 +147,8 @@ def link_caps(prefill: Mapping[str, Any], decode: Mapping[str, Any], link_bw: An
 def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any, input_len: Any, output_len: Any,
             link_bw: Any, link_latency: Any, idle_power_w: Any, price_per_gpu_hour: Any,
             prefill_instances: Any = 0.0, decode_at_load: Mapping[str, Any] | None = None,
-            caps: Mapping[str, np.ndarray] | None = None, parts: Mapping[str, np.ndarray] | None = None
-            ) -> dict[str, np.ndarray]:
+            caps: Mapping[str, np.ndarray] | None = None, parts: Mapping[str, np.ndarray] | None = None,
+            request_rate: Any = 0.0) -> dict[str, np.ndarray]:
     """The deployment metrics of N (prefill instance, decode instance) pairs.
 
     ``prefill`` and ``decode`` map the serving model's outputs of each instance (at full load:
@@ -124,7 +159,8 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     ``idle_power_w`` the idle board power of a GPU (W), ``price_per_gpu_hour`` USD. A prefill side
     with room to spare works the share of the time its load needs and idles the rest (its FLOPs,
     power); see the module docstring for the rest. ``caps`` and ``parts`` are :func:`link_caps` and
-    :func:`split` of these pairs when the caller has them already.
+    :func:`split` of these pairs when the caller has them already. ``request_rate`` (requests/s,
+    0 = offline) is the deployment's offered load: see "Offered load" in the module docstring.
     """
     n = max(np.asarray(prefill["requests_per_s"]).size, 1)
     p = {k: _col(prefill[k], n) for k in INSTANCE_KEYS}
@@ -137,7 +173,10 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
         caps = link_caps(p, d, bw)
     if parts is None:
         parts = split(N, p["num_gpus"], d["num_gpus"], caps["prefill_rate"], caps["decode_rate"], prefill_instances)
-    np_, nd_, R = parts["prefill_instances"], parts["decode_instances"], parts["requests_per_s"]
+    np_, nd_ = parts["prefill_instances"], parts["decode_instances"]
+    rate = _col(request_rate, n)
+    R, exceeded = served(parts["requests_per_s"], rate)
+    wait = prefill_wait(np.where(exceeded, 0.0, rate), np_, p["dp"], caps["prefill_rate"])
     prefill_side = np_ * caps["prefill_rate"] <= nd_ * caps["decode_rate"]
     bound = np.where(prefill_side, np.where(caps["prefill_link_bound"] > 0, 2.0, 0.0),
                      np.where(caps["decode_link_bound"] > 0, 3.0, 1.0))
@@ -153,14 +192,15 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     flops = gpus_p * busy * p["model_tflops_per_gpu"] + gpus_d * at["model_tflops_per_gpu"]
     peak = np.where(at["mfu"] > 0, at["model_tflops_per_gpu"] / np.maximum(at["mfu"], 1e-30), 0.0)
     mask = (p["infeasible_mask"].astype(np.int64) | d["infeasible_mask"].astype(np.int64)
-            | np.where(parts["ok"] > 0, 0, NO_SPLIT))
+            | np.where(parts["ok"] > 0, 0, NO_SPLIT) | np.where(exceeded, RATE_EXCEEDS, 0))
     with np.errstate(divide="ignore", invalid="ignore"):
         out = {
             "prefill_instances": np_, "decode_instances": nd_, "idle_gpus": parts["idle_gpus"],
             "requests_per_s": R, "samples_per_s": R, "tokens_per_s": tokens,
             "tokens_per_s_per_gpu": tokens / np.maximum(N, 1.0), "input_tokens_per_s": R * I,
-            "ttft_ms": p["ttft_ms"] + t_x * 1e3 + at["ttft_ms"], "itl_ms": at["itl_ms"],
-            "kv_transfer_s": t_x, "prefill_busy": busy,
+            "ttft_ms": p["ttft_ms"] + (wait + t_x) * 1e3 + at["ttft_ms"], "itl_ms": at["itl_ms"],
+            "kv_transfer_s": t_x, "prefill_wait_s": wait, "prefill_busy": busy,
+            "max_requests_per_s": parts["requests_per_s"],
             "prefill_requests_per_s": caps["prefill_rate"], "decode_requests_per_s": caps["decode_rate"],
             "bound_by": bound,
             "memory_per_gpu_bytes": np.maximum(p["memory_per_gpu_bytes"], at["memory_per_gpu_bytes"]),
@@ -198,7 +238,7 @@ INSTANCE_ONLY = ("iteration_time_s", "decode_step_s", "chunk_iteration_s", "chun
 
 
 def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any,
-                         prefill_instances: Any = 0.0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
+                         prefill_instances: Any = 0.0, request_rate: Any = 0.0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
                                                                  dict[str, np.ndarray]]:
     """Score N disaggregated deployments of ``num_gpus`` GPUs from the cost-model columns of one
     prefill instance (``phase`` 1) and one decode instance (``phase`` 2) each
@@ -206,7 +246,9 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
 
     The instances are scored at full load, the GPUs split (``prefill_instances``, 0 = the split
     that serves the most), the decode instances scored again at their share of the deployment's
-    requests/s where they have room to spare, and :func:`combine` composes the two. Returns (the
+    requests/s where they have room to spare (the offered ``request_rate``, requests/s for the
+    deployment, where one is given > 0; the instances' own columns take none), and
+    :func:`combine` composes the two. Returns (the
     deployments' rows: every output of the serving model, the deployment's figures in place of an
     instance's, :data:`INSTANCE_ONLY` NaN, the memory parts of the fuller instance, ``batch`` the
     decode plan's (its largest-that-fits where the plan leaves it to the engine) and
@@ -224,7 +266,9 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     bw, lat = _link(decode, N)
     caps = link_caps(pre_plan, dec_plan, bw)
     parts = split(N, pre_plan["num_gpus"], dec_plan["num_gpus"], caps["prefill_rate"], caps["decode_rate"], fixed)
-    n_d, R = parts["decode_instances"], parts["requests_per_s"]
+    n_d = parts["decode_instances"]
+    rate = _col(request_rate, n)
+    R, _ = served(parts["requests_per_s"], rate)
     slack = decode_slack(n_d, R, caps["decode_rate"])
     at = dec
     if np.any(slack):  # the decode instances' share of the load: the batch Little's law gives
@@ -236,7 +280,7 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     idle_w = g("power_idle") * np.where(g("power_ref_w") > 0, g("power_ref_w"), g("power_w"))
     metrics = combine(pre_plan, dec_plan, N, _col(prefill["input_len"], n), _col(prefill["output_len"], n), bw, lat,
                       idle_w, g("price_per_gpu_hour"), fixed, decode_at_load={**at, **plan(decode)},
-                      caps=caps, parts=parts)
+                      caps=caps, parts=parts, request_rate=rate)
     rows = dict(at)
     heavier = pre["memory_per_gpu_bytes"] > at["memory_per_gpu_bytes"]
     for key in rows:

@@ -1069,14 +1069,13 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
     serve = base.inference
     if par.disaggregated is not None and serve is not None:
-        given = [k for k in ("request_rate", "concurrency") if getattr(serve, k) is not None]
-        if serve.phase != "both" or given:
+        if serve.phase != "both" or serve.concurrency is not None:
             problems.append(FieldProblem(
                 "parallel.disaggregated", "",
-                "disaggregated deployments are scored offline beside engines that serve whole requests: the "
-                "scenario's inference block keeps phase both and no "
-                + ("request_rate or concurrency" if not given else " or ".join(given))
-                + (f" (it has phase {serve.phase})" if serve.phase != "both" else "")))
+                "disaggregated deployments are scored beside engines that serve whole requests, offline or at "
+                "an offered request_rate: the scenario's inference block keeps phase both and no concurrency"
+                + (f" (it has phase {serve.phase})" if serve.phase != "both" else
+                   f" (it has concurrency {serve.concurrency})")))
     if serve is not None and serve.phase == "disaggregated":
         problems.append(FieldProblem(
             "scenario.inference.phase", "'disaggregated'",

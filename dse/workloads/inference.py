@@ -160,7 +160,8 @@ PHASE_DISAGGREGATED = 3.0
 INSTANCE_ONLY = dis.INSTANCE_ONLY
 
 #: Columns only a disaggregated deployment's row fills (an engine's are empty).
-DEPLOYMENT_ONLY = ("prefill_instances", "decode_instances", "idle_gpus", "kv_transfer_s", "prefill_busy",
+DEPLOYMENT_ONLY = ("prefill_instances", "decode_instances", "idle_gpus", "kv_transfer_s", "prefill_wait_s",
+                   "max_requests_per_s", "prefill_busy",
                    "prefill_requests_per_s", "decode_requests_per_s", "bound_by", "decode_batch", "link_bytes_per_s",
                    "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_num_gpus", "prefill_max_num_tokens",
                    "decode_tp", "decode_pp", "decode_dp", "decode_ep", "decode_num_gpus")
@@ -170,6 +171,7 @@ def instance_scenarios(scenario: Scenario) -> tuple[Scenario, Scenario]:
     """The prefill and the decode instance of a disaggregated deployment (``inference.phase:
     disaggregated``) as scenarios of phase ``prefill`` and ``decode``, at full load."""
     serve, pre, par = scenario.inference, scenario.inference.prefill, scenario.parallel
+    serve = serve.model_copy(update={"request_rate": None})  # the deployment's load, not an instance's
     dp = par.dp or 1
     prefill = scenario.model_copy(update={
         "name": f"{scenario.name or 'deployment'}: prefill instance",
@@ -216,15 +218,17 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
     dec_in = pd.DataFrame([c[1] for c in columns], columns=names)
     N = np.array([float(s.cluster.num_gpus) for s in scenarios])
     fixed = np.array([float(s.inference.prefill.instances or 0) for s in scenarios])
+    rate = np.array([float(s.inference.request_rate or 0.0) for s in scenarios])
     rows, pre_out, at_out = dis.evaluate_deployments(
         {k: pre_in[k].to_numpy(np.float64) for k in names}, {k: dec_in[k].to_numpy(np.float64) for k in names},
-        N, fixed)
+        N, fixed, rate)
     pre = attach_metrics(pre_in, pre_out, explain, explainer=describe)
     at = attach_metrics(dec_in, at_out, explain, explainer=describe)
     frame = dec_in.copy()
     for key, v in rows.items():
         frame[key] = v
     frame["num_gpus"] = N
+    frame["request_rate"] = rate
     frame["phase"] = PHASE_DISAGGREGATED
     for key in ("tp", "pp", "dp", "ep", "num_gpus"):
         frame[f"prefill_{key}"] = pre[key].to_numpy()
@@ -243,6 +247,12 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
                 why.append(f"no split of {int(N[i])} GPUs holds a prefill instance of {int(pre['num_gpus'].iat[i])} GPUs"
                            + (f" x {int(fixed[i])}" if fixed[i] else "")
                            + f" and a decode instance of {int(at['num_gpus'].iat[i])}")
+            if int(frame["infeasible_mask"].iat[i]) & inf.RATE_EXCEEDS:
+                f = lambda k: float(frame[k].iat[i])  # noqa: E731
+                why.append(f"offered request_rate {rate[i]:.4g} req/s exceeds what the deployment serves: "
+                           f"{f('max_requests_per_s'):.4g} req/s = min({_i(f('prefill_instances'))} prefill "
+                           f"instances x {f('prefill_requests_per_s'):.4g}, {_i(f('decode_instances'))} decode "
+                           f"instances x {f('decode_requests_per_s'):.4g})")
         reasons.append("; ".join(why))
     frame["infeasible_reason"] = reasons
     return frame.assign(name=[s.name for s in scenarios], gpu=[s.cluster.gpu for s in scenarios],

@@ -29,9 +29,9 @@ def instance(**changes):
     return {**base, **changes}
 
 
-def deploy(prefill=None, decode=None, num_gpus=16, link_bw=50e9, latency=10e-6, fixed=0.0, at=None):
+def deploy(prefill=None, decode=None, num_gpus=16, link_bw=50e9, latency=10e-6, fixed=0.0, at=None, rate=0.0):
     return dis.combine(prefill or instance(), decode or instance(requests_per_s=12.0), num_gpus, 4000, 500,
-                       link_bw, latency, 150.0, 3.0, fixed, decode_at_load=at)
+                       link_bw, latency, 150.0, 3.0, fixed, decode_at_load=at, request_rate=rate)
 
 
 # ---------------------------------------------------------------------------- the split, by hand
@@ -103,6 +103,47 @@ def test_the_decode_instance_at_its_share_of_the_load_sets_the_latency_and_power
     assert out["power_per_gpu_w"][0] == pytest.approx((8 * 600.0 + 4 * 400.0) / 12)
 
 
+def test_an_offered_rate_is_served_and_its_prompts_queue_at_the_prefill_instances_by_hand():
+    # (3, 1) on 16 GPUs serves at most 12 req/s; 6 offered: the 3 prefill instances (one replica
+    # each, 5 prompts/s) run at rho = 6 / 15 = 0.4, S = 1 / 5 s: M/D/1 wait 0.4 x 0.2 / (2 x 0.6)
+    out = deploy(rate=6.0)
+    wait = 0.4 * 0.2 / (2 * 0.6)
+    assert out["prefill_wait_s"][0] == pytest.approx(wait)
+    t_x = 1e8 / 50e9 + 10e-6
+    assert out["ttft_ms"][0] == pytest.approx(1000.0 + 1e3 * (wait + t_x) + 1000.0)
+    assert out["requests_per_s"][0] == 6.0 and out["tokens_per_s"][0] == 6.0 * 500
+    assert out["max_requests_per_s"][0] == 12.0 and out["feasible"][0] == 1
+    assert out["prefill_busy"][0] == pytest.approx(0.4)
+    # two replicas per prefill instance: each serves half the instance's rate, so S doubles
+    two = deploy(prefill=instance(dp=2.0), rate=6.0)
+    assert two["prefill_wait_s"][0] == pytest.approx(2 * wait)
+    # offline (no rate) the deployment runs at its capacity and nobody waits
+    assert deploy()["prefill_wait_s"][0] == 0 and deploy()["requests_per_s"][0] == 12.0
+
+
+def test_a_rate_above_what_the_deployment_serves_is_infeasible_with_the_arithmetic():
+    out = deploy(rate=13.0)
+    assert out["feasible"][0] == 0 and int(out["infeasible_mask"][0]) & dis.RATE_EXCEEDS
+    assert out["requests_per_s"][0] == 12.0  # what it does serve
+    row = dse.evaluate(scenario(16, request_rate=500.0)).iloc[0]
+    assert not row["feasible"]
+    assert "offered request_rate 500 req/s exceeds what the deployment serves" in row["infeasible_reason"]
+    assert f"{row['max_requests_per_s']:.4g} req/s = min(" in row["infeasible_reason"]
+
+
+@PROPERTY
+@given(lo=st.floats(0.01, 0.98), hi=st.floats(0.01, 0.98), rp=st.floats(0.1, 50.0), dp=st.sampled_from([1, 2, 4]))
+def test_a_heavier_offered_load_never_shortens_the_prefill_wait(lo, hi, rp, dp):
+    lo, hi = sorted((lo, hi))
+    p = instance(requests_per_s=rp, dp=float(dp))
+    d = instance(requests_per_s=1e6)  # a decode side with room for any rate: prefill-bound
+    cap = deploy(p, d)["max_requests_per_s"][0]
+    a, b = deploy(p, d, rate=lo * cap), deploy(p, d, rate=hi * cap)
+    assert b["prefill_wait_s"][0] >= a["prefill_wait_s"][0] - 1e-15
+    assert b["ttft_ms"][0] >= a["ttft_ms"][0] - 1e-9
+    assert a["feasible"][0] == b["feasible"][0] == 1
+
+
 @PROPERTY
 @given(bw=st.floats(1e8, 1e12), more=st.floats(1.0, 100.0), gpus=st.integers(2, 64),
        rp=st.floats(0.1, 50.0), rd=st.floats(0.1, 50.0), gp=st.sampled_from([1, 2, 4, 8]),
@@ -170,7 +211,7 @@ def test_a_deployment_without_room_for_both_instances_is_infeasible_with_the_ari
 @pytest.mark.parametrize("inference, message", [
     ({"phase": "disaggregated"}, "phase disaggregated needs a prefill block"),
     ({"prefill": {"tp": 2}}, "a prefill block describes the prefill instances of phase disaggregated"),
-    ({"phase": "disaggregated", "prefill": {"tp": 2}, "request_rate": 3.0}, "request_rate does not apply"),
+    ({"phase": "disaggregated", "prefill": {"tp": 2}, "concurrency": 32}, "concurrency .* does not apply yet"),
 ])
 def test_bad_disaggregated_blocks_are_clear_errors(inference, message):
     with pytest.raises(InputError, match=message):
@@ -216,6 +257,24 @@ def test_the_split_is_the_best_of_every_split_and_the_fewest_prefill_instances_a
     else:
         assert out["requests_per_s"][0] == pytest.approx(best, rel=1e-12)
         assert out["prefill_instances"][0] == count
+
+
+def test_an_offered_rate_runs_the_decode_instances_at_their_share_and_composes_the_ttft():
+    s = scenario(16, request_rate=4.0)
+    row = dse.evaluate(s).iloc[0]
+    offline = dse.evaluate(scenario(16)).iloc[0]
+    assert row["feasible"] and row["requests_per_s"] == 4.0 and row["request_rate"] == 4.0
+    assert row["tokens_per_s"] == pytest.approx(4.0 * 500)
+    assert row["max_requests_per_s"] == pytest.approx(offline["requests_per_s"], rel=1e-9)
+    pre_s, _ = instance_scenarios(s)
+    pre = dse.evaluate(pre_s).iloc[0]
+    _, at_load = deployment_instances(s, row)
+    assert at_load.inference.request_rate == pytest.approx(4.0 / row["decode_instances"])
+    at = dse.evaluate(at_load).iloc[0]
+    assert row["itl_ms"] == pytest.approx(at["itl_ms"], rel=1e-9) and row["itl_ms"] < offline["itl_ms"]
+    assert row["ttft_ms"] == pytest.approx(
+        pre["ttft_ms"] + 1e3 * (row["prefill_wait_s"] + row["kv_transfer_s"]) + at["ttft_ms"], rel=1e-9)
+    assert 0 < row["prefill_wait_s"]
 
 
 def test_a_stated_decode_batch_is_the_rows_batch_and_its_load_the_decode_batch():

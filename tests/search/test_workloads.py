@@ -310,13 +310,18 @@ def test_a_space_of_decode_instances_scores_decode_instances():
     assert row["tokens_per_s_per_gpu"] == pytest.approx(ref["tokens_per_s_per_gpu"], rel=1e-9)
 
 
-def test_deployments_are_searched_offline_beside_whole_engines_only():
-    for extra in ({"request_rate": 5.0}, {"concurrency": 64}, {"phase": "decode"}):
+def test_deployments_are_searched_beside_whole_engines_only_and_not_under_closed_loop_clients():
+    for extra in ({"concurrency": 64}, {"phase": "decode"}):
         data = copy.deepcopy(DISAGGREGATED)
         data["scenario"]["inference"] = {**data["scenario"]["inference"], **extra}
-        if "request_rate" in extra:
-            data["parallel"]["batch"] = ["auto"]
-        assert "scored offline beside engines" in problems(data)["parallel.disaggregated"]
+        assert "scored beside engines that serve whole requests" in problems(data)["parallel.disaggregated"]
+    data = copy.deepcopy(DISAGGREGATED)
+    data["scenario"]["inference"] = {**data["scenario"]["inference"], "request_rate": 5.0}
+    data["parallel"]["batch"] = ["auto"]
+    df = score_point(space(data), 16, {})
+    dep = df[(df["phase"] == 3) & df["feasible"]]
+    assert len(dep) and (dep["requests_per_s"] == 5.0).all() and (dep["prefill_wait_s"] > 0).all()
+    assert (dep["max_requests_per_s"] >= 5.0).all()
 
 
 def test_wide_expert_parallel_deployments_are_searched_and_score_as_their_scenario():
