@@ -2,13 +2,14 @@
 """Fit the per-family serving numbers (``infer_*`` keys of ``dse/data/calibration.yaml``) to the
 published LLM inference runs.
 
-Six numbers per GPU family, the same for every model, precision and sequence length of that
+Four numbers per GPU family, the same for every model, precision and sequence length of that
 family: ``infer_matmul`` (serving GEMM efficiency as a factor on the family's training GEMM
-efficiency), ``infer_attention`` (prefill attention efficiency as a factor on the training
-fused-attention efficiency), ``infer_hbm`` (fraction of HBM bandwidth the decode weight and
-KV-cache reads reach), ``infer_step_us`` (fixed engine time per iteration), ``infer_seq_us``
-(engine time per sequence in flight per iteration) and ``infer_collective_us`` (fixed time of
-each tensor-parallel collective of an iteration). Everything else
+efficiency), ``infer_hbm`` (fraction of HBM bandwidth the decode weight and KV-cache reads
+reach), ``infer_seq_us`` (engine time per sequence in flight per iteration) and
+``infer_collective_us`` (fixed time of each tensor-parallel collective of an iteration). The
+prompt attention's efficiency (``infer_attention``) was fitted too until 2026-12-07; offline
+throughput hardly determines it, and it is now set from kernel measurements (calibration.yaml);
+``infer_step_us`` (fixed engine time per iteration) cannot be told apart. Everything else
 (memory, KV-cache sizes, batch choice, communication) is physics and datasheet figures. The loss
 is the mean over GPUs of each GPU's mean absolute percentage error, each case capped at 50% so
 that a run limited by something the model does not describe cannot drag the physics.
@@ -49,7 +50,6 @@ from calibrate import set_values  # noqa: E402  (scripts/calibrate.py, same fold
 #: yaml key -> (cost-model column, factor to SI, search range in yaml units)
 PARAMS = {
     "infer_matmul": ("infer_matmul", 1.0, (0.6, 1.6)),
-    "infer_attention": ("infer_attention", 1.0, (0.1, 1.0)),
     "infer_hbm": ("infer_hbm", 1.0, (0.55, 0.95)),
     "infer_seq_us": ("seq_overhead", 1e-6, (0.0, 20.0)),
     "infer_collective_us": ("collective_overhead", 1e-6, (0.0, 150.0)),

@@ -174,7 +174,7 @@ import numpy as np
 
 from . import collectives as coll
 from . import power
-from .flops import attention_core_flops_per_key, is_mla, layer_mean_keys, mla_projection_shapes
+from .flops import attention_core_flops_per_key, is_mla, layer_mean_keys, mla_projection_shapes, softmax_exp_factor
 from .inputs import COLUMNS, broadcast_columns
 from .training import (
     DEGREES_PRODUCT,
@@ -274,8 +274,12 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                           "MTP module: 1; a separate draft model: its layers' equivalent), plus one LM head"),
     "infer_matmul": (1.19, "serving GEMM efficiency as a factor on eff_matmul (per family, "
                            "calibration.yaml; default: hopper's)"),
-    "infer_attention": (0.516, "fraction of the attention peak (16-bit; FP8 with an FP8 KV cache) the "
-                             "fused serving attention kernels reach (per family, calibration.yaml)"),
+    "infer_attention": (0.731, "fraction of the attention peak (16-bit; FP8 with an FP8 KV cache) the fused "
+                             "serving attention kernel's matmuls reach, its softmax exponentials aside: they "
+                             "add (1 + (R/P)^2)^(1/2) (flops.softmax_exp_factor) (per family, "
+                             "calibration.yaml; default: hopper's)"),
+    "infer_mla_decode": (0.763, "fraction of its peak (16-bit; FP8 where mla_decode_fp8) a latent-attention "
+                                "(MLA) decode kernel reaches (per family; default: hopper's, FlashMLA)"),
     "infer_hbm": (0.874, "fraction of HBM bandwidth the weight and KV-cache reads reach"),
     "step_overhead": (200e-6, "fixed time per engine iteration (launches, scheduling), s"),
     "seq_overhead": (3.23e-6, "time per sequence in flight per iteration (sampling, bookkeeping), s"),
@@ -528,14 +532,20 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     widen = (c["gemm_in_bytes"] > wb) & ~((c["mixed_fp8_native"] > 0) & (c["gemm_in_bytes"] <= 1.0))
     if np.any(widen):
         mm_rate = np.where(widen, np.minimum(mm_rate, c["peak_flops"] * c["dequant_matmul"]), mm_rate)
-    # fused attention runs in FP8 when the KV cache is FP8 (TensorRT-LLM's FP8 context FMHA)
+    # fused attention runs in FP8 when the KV cache is FP8 (TensorRT-LLM's FP8 context FMHA); its
+    # softmax exponentials run on the special-function units beside the matmuls, P tensor FLOPs per
+    # exponential (4d; 2(d_qk + d_v) for MLA) against R = peak / exp_rate the GPU does in the time
+    # of one: the kernel takes (1 + (R/P)^2)^(1/2) of its tensor time (smooth maximum, as training)
     attn_peak = np.where(kvb <= 1.0, np.minimum(c["peak_flops"], 2.0 * c["peak_flops_16"]), c["peak_flops_16"])
-    attn_rate = attn_peak * c["infer_attention"]
-    # MLA decode is compute-bound (every head reads the one latent: ~2 a FLOPs per cached byte);
-    # where its kernel widens an FP8 cache to 16 bits (FlashMLA on Hopper) it runs at the 16-bit peak
+    per_exp = attention_core_flops_per_key(c) / np.maximum(a, 1.0)
+    attn_rate = attn_peak * c["infer_attention"] / softmax_exp_factor(per_exp, attn_peak, c["exp_rate"], 0.0, 1.0)
+    # MLA decode is compute-bound (every head reads the one latent: ~2 a FLOPs per cached byte),
+    # its own kernel; where it widens an FP8 cache to 16 bits (FlashMLA on Hopper) it runs at the
+    # 16-bit peak
     dec_rate = attn_rate
     if any_mla:
-        dec_rate = np.where(mla & (c["mla_decode_fp8"] <= 0), c["peak_flops_16"] * c["infer_attention"], attn_rate)
+        mla_peak = np.where(c["mla_decode_fp8"] <= 0, c["peak_flops_16"], attn_peak)
+        dec_rate = np.where(mla, mla_peak * c["infer_mla_decode"], attn_rate)
     hbm = c["hbm_bw"] * c["infer_hbm"]
     k_half = c["matmul_k_half"]
     net = coll.Network(

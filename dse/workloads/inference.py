@@ -82,6 +82,7 @@ CALIBRATION_KEYS = {
     "infer_dequant_matmul": ("dequant_matmul", 1.0),
     "infer_mixed_fp8_native": ("mixed_fp8_native", 1.0),
     "infer_mla_decode_fp8": ("mla_decode_fp8", 1.0),
+    "infer_mla_decode": ("infer_mla_decode", 1.0),
 }
 
 

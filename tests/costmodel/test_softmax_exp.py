@@ -117,3 +117,60 @@ def test_faster_special_function_units_are_never_slower(rate, more, head_dim, gp
     slow = one(cols(gpu, head_dim=head_dim, exp_tera=rate, seq_len=seq_len))
     fast = one(cols(gpu, head_dim=head_dim, exp_tera=rate * more, seq_len=seq_len))
     assert fast["iteration_time_s"] <= slow["iteration_time_s"] * (1 + 1e-12)
+
+
+# ---------------------------------------------------------------------------- serving (prefill attention)
+def serving_cols(gpu="B200", head_dim=128, exp_tera=None, kv_cache_dtype="bf16", precision="bf16"):
+    """A prefill instance of a dense model whose prompt attention dominates (32K-token prompts)."""
+    heads = 4096 // head_dim
+    model = {"name": "m", "family": "dense", "layers": 8, "hidden": 4096, "heads": heads, "kv_heads": 8,
+             "head_dim": head_dim, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 32000, "seq_len": 32769}
+    cluster = {"gpu": gpu, "num_gpus": 1}
+    if exp_tera is not None:
+        cluster["exp_tera_per_s"] = exp_tera
+    from dse.workloads.inference import inference_columns
+    return inference_columns(dse.load_scenario({
+        "workload": "inference", "model": model, "precision": precision, "cluster": cluster,
+        "inference": {"input_len": 32768, "output_len": 1, "phase": "prefill", "kv_cache_dtype": kv_cache_dtype}}))
+
+
+def prefill_attention_s(c):
+    from dse.costmodel.inference import evaluate_inference_detail
+    return float(np.ravel(evaluate_inference_detail({k: np.array([v]) for k, v in c.items()})["detail_prefill_attn_pre"])[0])
+
+
+def test_serving_attention_reproduces_the_kernel_rates_its_efficiency_cites():
+    """calibration.yaml sets infer_attention from kernel measurements at head dim 128, BF16:
+    FlashAttention-3 on H100 (648 TFLOP/s) and NVIDIA's SM100 FMHA on B200 (1460 TFLOP/s); the
+    tensor fraction times the peak over the exponentials' factor gives them back."""
+    table = calibration_table()
+    for family, gpu, measured in (("hopper", "H100-SXM-80GB", 648e12), ("blackwell", "B200", 1460e12)):
+        g = gpu_preset(gpu)
+        peak, exp = g["peak_tflops"]["bf16"] * 1e12, g["exp_tera_per_s"] * 1e12
+        rate = peak * table[family]["infer_attention"] / softmax_exp_factor(512.0, peak, exp, 0.0, 1.0)
+        assert rate == pytest.approx(measured, rel=0.005), family
+
+
+def test_serving_attention_pays_the_exponentials_absolutely():
+    """The serving kernel's time is its tensor time x (1 + (R/P)^2)^(1/2), R = its peak over the
+    exponential rate: B200, BF16, d = 128: R = 450, 1.331 x; an FP8 cache doubles R (FP8 attention),
+    so FP8 attention gains 4500/2250 x 1.331/2.024 = 1.32x, not 2x; d = 64 pays more per FLOP."""
+    base = prefill_attention_s(serving_cols(exp_tera=1e9))  # exponentials free (factor 1)
+    bf16 = prefill_attention_s(serving_cols())
+    assert bf16 / base == pytest.approx(math.sqrt(1 + (450 / 512) ** 2), rel=1e-6)
+    fp8 = prefill_attention_s(serving_cols(kv_cache_dtype="fp8", precision="fp8"))
+    assert bf16 / fp8 == pytest.approx(2.0 * math.sqrt(1 + (450 / 512) ** 2) / math.sqrt(1 + (900 / 512) ** 2),
+                                       rel=1e-6)
+    # the same FLOPs at half the head dim (twice the heads): P = 256
+    d64 = prefill_attention_s(serving_cols(head_dim=64))
+    assert d64 / bf16 == pytest.approx(math.sqrt(1 + (450 / 256) ** 2) / math.sqrt(1 + (450 / 512) ** 2), rel=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rate=st.floats(0.5, 50.0), more=st.floats(1.0, 10.0), head_dim=st.sampled_from([64, 128, 256]),
+       gpu=st.sampled_from(["A100-SXM-80GB", "H100-SXM-80GB", "B200", "GB300"]))
+def test_faster_special_function_units_never_slow_a_prompt(rate, more, head_dim, gpu):
+    from dse.costmodel.inference import evaluate_inference
+    slow, fast = serving_cols(gpu, head_dim, rate), serving_cols(gpu, head_dim, rate * more)
+    ev = lambda c: float(np.ravel(evaluate_inference({k: np.array([v]) for k, v in c.items()})["ttft_ms"])[0])  # noqa: E731
+    assert ev(fast) <= ev(slow) * (1 + 1e-12)
