@@ -831,8 +831,8 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
     online = offered > 0
     over = online and offered > (dep.get("max_requests_per_s") or 0) * (1 + 1e-9)
     wait = ("" if not online else " + a queue that grows without bound" if over else
-            f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (M/D/1 at "
-            f"{100 * (dep.get('prefill_busy') or 0):.0f}% load)")
+            f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (M/D/1; prefill instances "
+            f"{100 * (dep.get('prefill_busy') or 0):.0f}% busy)")
     ttft_parts = (f"prefill {fmt(prefill.get('ttft_ms'))} ms{wait} + KV transfer "
                   f"{fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
     served = (f"{fmt(dep['requests_per_s'])} of the {fmt(offered)} offered: bound by the {dep['bound_by']}" if over else

@@ -282,3 +282,22 @@ def test_a_stated_decode_batch_is_the_rows_batch_and_its_load_the_decode_batch()
     assert row["batch"] == 64 and row["decode_batch"] <= 64
     if row["bound_by"] == 0:  # the decode side has room to spare: it holds fewer
         assert row["decode_batch"] < 64
+
+
+def test_the_rate_driven_deployment_space_serves_its_load_on_fewer_gpus_than_engines():
+    """search_spaces/llama3_70b_disaggregated_rate_h100.yaml, as its header says: at 10 req/s
+    (4,000 + 500 tokens) a deployment meets the constraints on 12 GPUs, engines first on 16."""
+    from dse.search.space import load_space
+    from dse.search.evaluation import score_point
+
+    space = load_space(Path(__file__).resolve().parents[2] / "search_spaces" / "llama3_70b_disaggregated_rate_h100.yaml")
+    fewest = {}
+    for gpus in (12, 16):
+        df = score_point(space, gpus, {})
+        ok = df[df["feasible"]]
+        for phase in (0, 3):
+            if (ok["phase"] == phase).any():
+                fewest.setdefault(phase, gpus)
+        dep = ok[ok["phase"] == 3]
+        assert (dep["requests_per_s"] == 10.0).all() and (dep["prefill_wait_s"] > 0).all()
+    assert fewest == {3: 12, 0: 16}
