@@ -73,9 +73,10 @@ SERVING_BATCHES = sorted(m * 2**i for i in range(13) for m in (1, 3) if m * 2**i
 #: Kinds of run a what-if covers.
 WHATIF_KINDS = ("llm_train", "vit_train", "vit_inference", "llm_inference", "dlrm_train", "dlrm_inference")
 DLRM_KINDS = ("dlrm_train", "dlrm_inference")
-#: Knobs only LLM and ViT training use (serving and DLRM neither offload activations nor model
-#: the softmax units).
-TRAINING_ONLY_KNOBS = ("host_link_gbps", "exp_tera_per_s")
+#: Knobs only LLM and ViT training use (serving and DLRM do not offload activations).
+TRAINING_ONLY_KNOBS = ("host_link_gbps",)
+#: Knobs only the attention models use (LLM and ViT training, LLM serving: the softmax units).
+ATTENTION_KNOBS = ("exp_tera_per_s",)
 #: Knobs only the DLRM model uses (the L2 cache that serves its embedding lookups).
 DLRM_ONLY_KNOBS = ("l2_mb",)
 #: Default DLRM plans besides the embedding shardings and planners: the MLPs' tensor-parallel
@@ -665,10 +666,12 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
     serving = spec.kind == "llm_inference"
     if serving or spec.kind in DLRM_KINDS:
         what = "serving" if serving else "a DLRM"
-        problems += [FieldProblem(f"vary.{k}", repr(k), f"an LLM training knob: {what} neither offloads activations "
-                                  f"nor models the softmax units; {'serving' if serving else 'DLRM'} knobs: "
-                                  + ", ".join(k for k in VARY_KNOBS if k not in TRAINING_ONLY_KNOBS))
-                     for k in vary if k in TRAINING_ONLY_KNOBS]
+        not_theirs = TRAINING_ONLY_KNOBS if serving else TRAINING_ONLY_KNOBS + ATTENTION_KNOBS
+        problems += [FieldProblem(f"vary.{k}", repr(k), f"an LLM training knob: {what} does not offload activations"
+                                  + ("" if serving else " nor model the softmax units")
+                                  + f"; {'serving' if serving else 'DLRM'} knobs: "
+                                  + ", ".join(k for k in VARY_KNOBS if k not in not_theirs))
+                     for k in vary if k in not_theirs]
     if spec.kind not in DLRM_KINDS:
         problems += [FieldProblem(f"vary.{k}", repr(k), "a DLRM knob: only the DLRM model has an L2 cache term "
                                   "(its embedding lookups)") for k in vary if k in DLRM_ONLY_KNOBS]
@@ -820,7 +823,9 @@ def _sensitivity(spec: Scenario, space: SearchSpace, plan: Mapping[str, Any] | N
     step = float(rel_step)
     rows = []
     llm_training = space.kind in ("llm_train", "vit_train", "vit_inference")
+    attention = llm_training or space.kind == "llm_inference"
     knobs = [k for k in SENSITIVITY_KNOBS if (llm_training or k not in TRAINING_ONLY_KNOBS)
+             and (attention or k not in ATTENTION_KNOBS)
              and (space.kind in DLRM_KINDS or k not in DLRM_ONLY_KNOBS)]
     rate = throughput(space.kind).rate
     lows, highs = [], []

@@ -927,10 +927,11 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
         problems.append(FieldProblem("hardware.host_link_gbps", short(spec.hardware.host_link_gbps),
                                      f"only training offloads activations over the host link; {kind} runs "
                                      "do not use it"))
-    if spec.hardware.exp_tera_per_s is not None and kind not in ("llm_train", "vit_train", "vit_inference"):
+    if spec.hardware.exp_tera_per_s is not None and kind not in ("llm_train", "vit_train", "vit_inference",
+                                                                 "llm_inference"):
         problems.append(FieldProblem("hardware.exp_tera_per_s", short(spec.hardware.exp_tera_per_s),
-                                     f"only the training attention model uses the exponential rate; {kind} runs "
-                                     "keep their fitted attention numbers"))
+                                     f"only the attention models (LLM and ViT training, LLM serving) use the "
+                                     f"exponential rate; {kind} runs have no softmax term"))
     if spec.hardware.l2_mb is not None and kind not in ("dlrm_train", "dlrm_inference"):
         problems.append(FieldProblem("hardware.l2_mb", short(spec.hardware.l2_mb),
                                      f"only the DLRM model has an L2 cache term (its embedding lookups); {kind} "

@@ -628,12 +628,13 @@ def test_host_link_knob_sets_the_column_and_only_training_takes_it():
     assert "only training offloads activations" in got["hardware.host_link_gbps"]
 
 
-def test_exponential_rate_knob_sets_the_column_and_only_training_takes_it():
+def test_exponential_rate_knob_sets_the_column_and_serving_takes_it():
     from dse.search.space import hardware_columns
 
     assert hardware_columns({"exp_rate": 1.0}, {"exp_tera_per_s": 10.7})["exp_rate"] == pytest.approx(10.7e12)
-    got = problems(SERVING, hardware={"exp_tera_per_s": {"values": [5, 10.7]}})
-    assert "only the training attention model" in got["hardware.exp_tera_per_s"]
+    s = space(SERVING, hardware={"exp_tera_per_s": {"values": [2.5, 10.7]}})
+    slow, fast = (score_point(s, 4, {"exp_tera_per_s": v}) for v in (2.5, 10.7))
+    assert (fast["ttft_ms"] <= slow["ttft_ms"] * (1 + 1e-12)).all() and (fast["ttft_ms"] < slow["ttft_ms"]).any()
 
 
 def test_a_serving_space_can_trade_throughput_for_average_power(tmp_path):
