@@ -778,7 +778,7 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
 DEPLOYMENT_KEYS = ("prefill_instances", "decode_instances", "idle_gpus", "prefill_num_gpus", "decode_num_gpus",
                    "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "decode_tp", "decode_pp", "decode_dp",
                    "decode_ep", "prefill_max_num_tokens", "prefill_requests_per_s", "decode_requests_per_s",
-                   "kv_transfer_s", "prefill_wait_s", "prefill_busy", "max_requests_per_s", "request_rate",
+                   "kv_transfer_s", "prefill_wait_s", "prefill_busy", "max_requests_per_s", "request_rate", "concurrency",
                    "kv_prompt_bytes", "link_bytes_per_s", "requests_per_s", "tokens_per_s",
                    "tokens_per_s_per_gpu", "input_tokens_per_s", "ttft_ms", "itl_ms")
 
@@ -827,15 +827,21 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
     console.print()
     decode = instances.get("decode", {}).get("serving") or {}
     prefill = instances.get("prefill", {}).get("serving") or {}
-    offered = dep.get("request_rate") or 0
-    online = offered > 0
-    over = online and offered > (dep.get("max_requests_per_s") or 0) * (1 + 1e-9)
+    offered, clients = dep.get("request_rate") or 0, dep.get("concurrency") or 0
+    online = offered > 0 or clients > 0
+    over = offered > 0 and offered > (dep.get("max_requests_per_s") or 0) * (1 + 1e-9)
+    full = clients > 0 and (dep.get("requests_per_s") or 0) >= (dep.get("max_requests_per_s") or 0) * (1 - 1e-6)
     wait = ("" if not online else " + a queue that grows without bound" if over else
+            f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (the clients beyond what the capacity "
+            "serves wait)" if full else
             f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (M/D/1; prefill instances "
             f"{100 * (dep.get('prefill_busy') or 0):.0f}% busy)")
     ttft_parts = (f"prefill {fmt(prefill.get('ttft_ms'))} ms{wait} + KV transfer "
                   f"{fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
     served = (f"{fmt(dep['requests_per_s'])} of the {fmt(offered)} offered: bound by the {dep['bound_by']}" if over else
+              f"{fmt(dep['requests_per_s'])}: what {_plural(_int(clients), 'client keeps', 'clients keep')} in flight "
+              f"(each sends its next request when the last ends); at most {fmt(dep.get('max_requests_per_s'))}, bound by the "
+              f"{dep['bound_by']}" if clients > 0 else
               f"{fmt(dep['requests_per_s'])}: offered (Poisson arrivals); at most {fmt(dep.get('max_requests_per_s'))}, "
               f"bound by the {dep['bound_by']}" if online else
               f"{fmt(dep['requests_per_s'])}: bound by the {dep['bound_by']}")

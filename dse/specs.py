@@ -666,10 +666,10 @@ class InferenceSpec(Spec):
                              if self.prefill is None else
                              f"a prefill block describes the prefill instances of phase disaggregated, "
                              f"not of phase {self.phase}: set phase: disaggregated or leave it out")
-        if self.phase == "disaggregated" and self.concurrency is not None:
-            raise ValueError(f"phase disaggregated takes an offered request_rate (Poisson arrivals) or none (every "
-                             f"instance as loaded as the split lets it be); concurrency ({self.concurrency}, "
-                             f"closed-loop clients) does not apply yet: give request_rate or leave it out")
+        if self.phase == "disaggregated" and self.concurrency is not None and self.request_rate is not None:
+            raise ValueError(f"a disaggregated deployment takes concurrency ({self.concurrency}, closed-loop "
+                             f"clients, which set the rate) or request_rate ({self.request_rate:g}, an offered "
+                             "load), not both: give one of them")
         if self.phase == "prefill":
             given = [k for k in ("batch", "concurrency", "request_rate") if getattr(self, k) is not None]
             if given:

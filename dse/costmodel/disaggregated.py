@@ -32,6 +32,12 @@ composes them:
   ``rho = r / (n_p R_p')`` (held at most 0.99: at the capacity the wait grows without bound;
   prompt lengths that vary lengthen it further, by (1 + cv^2) in M/G/1). TTFT adds W; the decode
   instances run at ``r / n_d`` each; the prefill GPUs work ``rho`` of the time.
+* **Clients (closed loop).** With ``concurrency`` N > 0 clients that each send their next request
+  when the last one ends, the deployment serves the rate at which N requests are in it (Little's
+  law): ``r (TTFT(r) + (O - 1) ITL(r)) = N``, found by bisection in log r below the capacity, and
+  is then scored at that rate as above. Where even the capacity leaves clients over, the
+  deployment runs at its capacity and the clients' wait for it counts in TTFT:
+  ``TTFT = N / r - (O - 1) ITL``.
 * **Power, energy, cost.** Each instance's average power per GPU at its operating point, idle GPUs
   at the idle floor; energy per output token is the deployment's power over its tokens/s.
 """
@@ -109,17 +115,28 @@ def served(capacity: Any, request_rate: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.where((rate > 0) & ~exceeded, rate, cap), exceeded
 
 
-def prefill_wait(rate: Any, instances: Any, replicas: Any, prefill_rate: Any) -> np.ndarray:
+def prefill_wait(rate: Any, instances: Any, replicas: Any, prefill_rate: Any, clients: Any = 0.0) -> np.ndarray:
     """Mean wait (s) of a prompt for its prefill replica under Poisson arrivals at ``rate``
     requests/s over ``instances`` instances of ``replicas`` replicas each, an instance serving at
     most ``prefill_rate`` prompts/s: M/D/1 per replica, ``rho S / (2 (1 - rho))`` with
-    ``S = replicas / prefill_rate`` and ``rho`` held at most :data:`RHO_MAX`; 0 with no rate."""
+    ``S = replicas / prefill_rate`` and ``rho`` held at most :data:`RHO_MAX`; 0 with no rate.
+    With ``clients`` N > 0 (a closed loop) a prompt never waits behind its own client: the wait
+    is scaled by (N - 1) / N, none for one client, the open queue's for many."""
     r, n, dp = (np.asarray(x, dtype=np.float64) for x in (rate, instances, replicas))
+    N = np.asarray(clients, dtype=np.float64)
+    others = np.where(N > 0, np.maximum(N - 1.0, 0.0) / np.maximum(N, 1.0), 1.0)
     mu = n * np.asarray(prefill_rate, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = np.clip(np.where(mu > 0, r / mu, 0.0), 0.0, RHO_MAX)
         service = np.where(mu > 0, np.maximum(dp, 1.0) * n / np.where(mu > 0, mu, 1.0), 0.0)
-    return np.where(r > 0, rho * service / (2.0 * (1.0 - rho)), 0.0)
+    return np.where(r > 0, others * rho * service / (2.0 * (1.0 - rho)), 0.0)
+
+
+def kv_transfer_time(prefill_bytes: Any, decode_bytes: Any, link_bw: Any, link_latency: Any) -> np.ndarray:
+    """Seconds to ship one prompt's KV cache: the larger per-GPU shard (bytes) over one GPU's link
+    (bytes/s), plus its latency (s)."""
+    return (np.maximum(np.asarray(prefill_bytes, dtype=np.float64), np.asarray(decode_bytes, dtype=np.float64))
+            / np.asarray(link_bw, dtype=np.float64) + np.asarray(link_latency, dtype=np.float64))
 
 
 def decode_slack(decode_instances: Any, requests_per_s: Any, decode_rate: Any) -> np.ndarray:
@@ -148,7 +165,7 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
             link_bw: Any, link_latency: Any, idle_power_w: Any, price_per_gpu_hour: Any,
             prefill_instances: Any = 0.0, decode_at_load: Mapping[str, Any] | None = None,
             caps: Mapping[str, np.ndarray] | None = None, parts: Mapping[str, np.ndarray] | None = None,
-            request_rate: Any = 0.0) -> dict[str, np.ndarray]:
+            request_rate: Any = 0.0, concurrency: Any = 0.0) -> dict[str, np.ndarray]:
     """The deployment metrics of N (prefill instance, decode instance) pairs.
 
     ``prefill`` and ``decode`` map the serving model's outputs of each instance (at full load:
@@ -160,7 +177,8 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     with room to spare works the share of the time its load needs and idles the rest (its FLOPs,
     power); see the module docstring for the rest. ``caps`` and ``parts`` are :func:`link_caps` and
     :func:`split` of these pairs when the caller has them already. ``request_rate`` (requests/s,
-    0 = offline) is the deployment's offered load: see "Offered load" in the module docstring.
+    0 = offline) is the deployment's offered load: see "Offered load" in the module docstring;
+    ``concurrency`` the closed loop of clients that set it, if any (their prompts' wait).
     """
     n = max(np.asarray(prefill["requests_per_s"]).size, 1)
     p = {k: _col(prefill[k], n) for k in INSTANCE_KEYS}
@@ -176,11 +194,11 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     np_, nd_ = parts["prefill_instances"], parts["decode_instances"]
     rate = _col(request_rate, n)
     R, exceeded = served(parts["requests_per_s"], rate)
-    wait = prefill_wait(np.where(exceeded, 0.0, rate), np_, p["dp"], caps["prefill_rate"])
+    wait = prefill_wait(np.where(exceeded, 0.0, rate), np_, p["dp"], caps["prefill_rate"], _col(concurrency, n))
     prefill_side = np_ * caps["prefill_rate"] <= nd_ * caps["decode_rate"]
     bound = np.where(prefill_side, np.where(caps["prefill_link_bound"] > 0, 2.0, 0.0),
                      np.where(caps["decode_link_bound"] > 0, 3.0, 1.0))
-    t_x = np.maximum(p["kv_prompt_bytes"], d["kv_prompt_bytes"]) / bw + lat
+    t_x = kv_transfer_time(p["kv_prompt_bytes"], d["kv_prompt_bytes"], bw, lat)
     tokens = R * O
     gpus_p, gpus_d = np_ * p["num_gpus"], nd_ * d["num_gpus"]
     # the prefill instances' busy share: the prompts they get over those their compute could run
@@ -237,8 +255,14 @@ INSTANCE_ONLY = ("iteration_time_s", "decode_step_s", "chunk_iteration_s", "chun
                  "ep_load_imbalance")
 
 
+#: Bisection steps in log(rate) for a closed loop of clients, inside the bracket the request time
+#: at no load and at the capacity give (a bracket of e-fold ratio x: the rate to x 2^-24).
+CLOSED_LOOP_STEPS = 24
+
+
 def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any,
-                         prefill_instances: Any = 0.0, request_rate: Any = 0.0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
+                         prefill_instances: Any = 0.0, request_rate: Any = 0.0,
+                         concurrency: Any = 0.0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
                                                                  dict[str, np.ndarray]]:
     """Score N disaggregated deployments of ``num_gpus`` GPUs from the cost-model columns of one
     prefill instance (``phase`` 1) and one decode instance (``phase`` 2) each
@@ -247,8 +271,9 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     The instances are scored at full load, the GPUs split (``prefill_instances``, 0 = the split
     that serves the most), the decode instances scored again at their share of the deployment's
     requests/s where they have room to spare (the offered ``request_rate``, requests/s for the
-    deployment, where one is given > 0; the instances' own columns take none), and
-    :func:`combine` composes the two. Returns (the
+    deployment, where one is given > 0, or the rate at which ``concurrency`` closed-loop clients
+    keep their requests in it; the instances' own columns take neither), and :func:`combine`
+    composes the two. Returns (the
     deployments' rows: every output of the serving model, the deployment's figures in place of an
     instance's, :data:`INSTANCE_ONLY` NaN, the memory parts of the fuller instance, ``batch`` the
     decode plan's (its largest-that-fits where the plan leaves it to the engine) and
@@ -267,20 +292,59 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     caps = link_caps(pre_plan, dec_plan, bw)
     parts = split(N, pre_plan["num_gpus"], dec_plan["num_gpus"], caps["prefill_rate"], caps["decode_rate"], fixed)
     n_d = parts["decode_instances"]
-    rate = _col(request_rate, n)
-    R, _ = served(parts["requests_per_s"], rate)
-    slack = decode_slack(n_d, R, caps["decode_rate"])
-    at = dec
-    if np.any(slack):  # the decode instances' share of the load: the batch Little's law gives
+
+    def at_share(R: np.ndarray) -> dict[str, np.ndarray]:
+        """The decode instances' outputs at their share of R requests/s (the batch Little's law
+        gives) where they have room to spare, else at full load."""
+        slack = decode_slack(n_d, R, caps["decode_rate"])
+        if not np.any(slack):
+            return dec
         fed = dict(decode)
         fed["batch"] = np.where(slack, 0.0, _col(decode.get("batch", 0.0), n))
         fed["request_rate"] = np.where(slack, R / np.maximum(n_d, 1.0), _col(decode.get("request_rate", 0.0), n))
-        at = evaluate_inference(fed)
+        return evaluate_inference(fed)
+
+    rate = _col(request_rate, n)
+    clients = _col(concurrency, n)
+    O = _col(prefill["output_len"], n)
+    capacity = parts["requests_per_s"]
+    saturated = np.zeros(n, dtype=bool)
+    if np.any(clients > 0):
+        t_x = kv_transfer_time(pre["kv_prompt_bytes"], dec["kv_prompt_bytes"], bw, lat)
+
+        def in_flight(r: np.ndarray) -> np.ndarray:
+            """Requests in the deployment at r requests/s: r x (TTFT + (O - 1) ITL)."""
+            a = at_share(r)
+            ttft = (pre["ttft_ms"] + a["ttft_ms"]) * 1e-3 + t_x + prefill_wait(
+                r, parts["prefill_instances"], pre_plan["dp"], caps["prefill_rate"], clients)
+            return r * (ttft + (O - 1.0) * a["itl_ms"] * 1e-3)
+
+        # the request time grows with the rate, so the clients' rate N / time(r) lies between
+        # N / time(capacity) and N / time(0+), within the capacity
+        top = np.maximum(capacity * (1.0 - 1e-9), 1e-300)
+        near_zero = top * 1e-9
+        t_full = in_flight(top) / top
+        t_idle = in_flight(near_zero) / near_zero
+        saturated = (clients > 0) & (capacity > 0) & (top * t_full <= clients)
+        lo = np.log(np.clip(clients / np.maximum(t_full, 1e-300), near_zero, top))
+        hi = np.log(np.clip(clients / np.maximum(t_idle, 1e-300), near_zero, top))
+        for _ in range(CLOSED_LOOP_STEPS):
+            mid = 0.5 * (lo + hi)
+            over = in_flight(np.exp(mid)) > clients
+            lo, hi = np.where(over, lo, mid), np.where(over, mid, hi)
+        rate = np.where(clients > 0, np.where(saturated, capacity, np.exp(0.5 * (lo + hi))), rate)
+    R, _ = served(capacity, rate)
+    at = at_share(R)
     g = lambda k, default=0.0: _col(decode.get(k, default), n)  # noqa: E731
     idle_w = g("power_idle") * np.where(g("power_ref_w") > 0, g("power_ref_w"), g("power_w"))
     metrics = combine(pre_plan, dec_plan, N, _col(prefill["input_len"], n), _col(prefill["output_len"], n), bw, lat,
                       idle_w, g("price_per_gpu_hour"), fixed, decode_at_load={**at, **plan(decode)},
-                      caps=caps, parts=parts, request_rate=rate)
+                      caps=caps, parts=parts, request_rate=rate, concurrency=clients)
+    if np.any(saturated):  # clients beyond the capacity wait for it before their first token
+        queued = np.maximum(clients / np.maximum(R, 1e-300) - (O - 1.0) * at["itl_ms"] * 1e-3
+                            - metrics["ttft_ms"] * 1e-3, 0.0)
+        metrics["ttft_ms"] = np.where(saturated, metrics["ttft_ms"] + queued * 1e3, metrics["ttft_ms"])
+        metrics["prefill_wait_s"] = np.where(saturated, metrics["prefill_wait_s"] + queued, metrics["prefill_wait_s"])
     rows = dict(at)
     heavier = pre["memory_per_gpu_bytes"] > at["memory_per_gpu_bytes"]
     for key in rows:

@@ -122,8 +122,9 @@ def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarra
     for key in ("max_num_tokens", "min_num_tokens"):
         pre[key] = np.where(budget > 0, budget, np.broadcast_to(np.asarray(d[key], dtype=np.float64), budget.shape))
     dec = {**d, "num_gpus": np.asarray(d["tp"]) * np.asarray(d["pp"]) * np.asarray(d["dp"]), "phase": 2.0,
-           "request_rate": 0.0}  # the offered load is the deployment's, shared out by evaluate_deployments
-    rows, _, _ = evaluate_deployments(pre, dec, d["num_gpus"], request_rate=d.get("request_rate", 0.0))
+           "request_rate": 0.0, "concurrency": 0.0}  # the load is the deployment's: evaluate_deployments shares it
+    rows, _, _ = evaluate_deployments(pre, dec, d["num_gpus"], request_rate=d.get("request_rate", 0.0),
+                                      concurrency=d.get("concurrency", 0.0))
     parts.append((deployments, rows))
     names = list(dict.fromkeys(k for _, m in parts for k in m))
     out = {k: np.full(n, np.nan) for k in names}

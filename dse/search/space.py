@@ -1069,14 +1069,12 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
         problems.append(FieldProblem("parallel.pp", str(par.pp),
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
     serve = base.inference
-    if par.disaggregated is not None and serve is not None:
-        if serve.phase != "both" or serve.concurrency is not None:
-            problems.append(FieldProblem(
-                "parallel.disaggregated", "",
-                "disaggregated deployments are scored beside engines that serve whole requests, offline or at "
-                "an offered request_rate: the scenario's inference block keeps phase both and no concurrency"
-                + (f" (it has phase {serve.phase})" if serve.phase != "both" else
-                   f" (it has concurrency {serve.concurrency})")))
+    if par.disaggregated is not None and serve is not None and serve.phase != "both":
+        problems.append(FieldProblem(
+            "parallel.disaggregated", "",
+            "disaggregated deployments are scored beside engines that serve whole requests (offline, at an "
+            f"offered request_rate or for concurrency clients): the scenario's inference block keeps phase both "
+            f"(it has phase {serve.phase})"))
     if serve is not None and serve.phase == "disaggregated":
         problems.append(FieldProblem(
             "scenario.inference.phase", "'disaggregated'",

@@ -172,7 +172,7 @@ def instance_scenarios(scenario: Scenario) -> tuple[Scenario, Scenario]:
     """The prefill and the decode instance of a disaggregated deployment (``inference.phase:
     disaggregated``) as scenarios of phase ``prefill`` and ``decode``, at full load."""
     serve, pre, par = scenario.inference, scenario.inference.prefill, scenario.parallel
-    serve = serve.model_copy(update={"request_rate": None})  # the deployment's load, not an instance's
+    serve = serve.model_copy(update={"request_rate": None, "concurrency": None})  # the deployment's load
     dp = par.dp or 1
     prefill = scenario.model_copy(update={
         "name": f"{scenario.name or 'deployment'}: prefill instance",
@@ -220,9 +220,10 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
     N = np.array([float(s.cluster.num_gpus) for s in scenarios])
     fixed = np.array([float(s.inference.prefill.instances or 0) for s in scenarios])
     rate = np.array([float(s.inference.request_rate or 0.0) for s in scenarios])
+    clients = np.array([float(s.inference.concurrency or 0.0) for s in scenarios])
     rows, pre_out, at_out = dis.evaluate_deployments(
         {k: pre_in[k].to_numpy(np.float64) for k in names}, {k: dec_in[k].to_numpy(np.float64) for k in names},
-        N, fixed, rate)
+        N, fixed, rate, clients)
     pre = attach_metrics(pre_in, pre_out, explain, explainer=describe)
     at = attach_metrics(dec_in, at_out, explain, explainer=describe)
     frame = dec_in.copy()
@@ -230,6 +231,7 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
         frame[key] = v
     frame["num_gpus"] = N
     frame["request_rate"] = rate
+    frame["concurrency"] = clients
     frame["phase"] = PHASE_DISAGGREGATED
     for key in ("tp", "pp", "dp", "ep", "num_gpus"):
         frame[f"prefill_{key}"] = pre[key].to_numpy()

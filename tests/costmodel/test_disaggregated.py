@@ -211,7 +211,6 @@ def test_a_deployment_without_room_for_both_instances_is_infeasible_with_the_ari
 @pytest.mark.parametrize("inference, message", [
     ({"phase": "disaggregated"}, "phase disaggregated needs a prefill block"),
     ({"prefill": {"tp": 2}}, "a prefill block describes the prefill instances of phase disaggregated"),
-    ({"phase": "disaggregated", "prefill": {"tp": 2}, "concurrency": 32}, "concurrency .* does not apply yet"),
 ])
 def test_bad_disaggregated_blocks_are_clear_errors(inference, message):
     with pytest.raises(InputError, match=message):
@@ -301,3 +300,50 @@ def test_the_rate_driven_deployment_space_serves_its_load_on_fewer_gpus_than_eng
         dep = ok[ok["phase"] == 3]
         assert (dep["requests_per_s"] == 10.0).all() and (dep["prefill_wait_s"] > 0).all()
     assert fewest == {3: 12, 0: 16}
+
+
+# ---------------------------------------------------------------------------- closed-loop clients
+def test_one_client_never_queues_and_many_queue_as_the_open_queue():
+    # 3 instances of 5 prompts/s, 6 req/s: the open queue's wait, scaled by (N - 1) / N
+    open_wait = dis.prefill_wait(6.0, 3, 1, 5.0)
+    assert dis.prefill_wait(6.0, 3, 1, 5.0, clients=1) == 0.0
+    assert dis.prefill_wait(6.0, 3, 1, 5.0, clients=4) == pytest.approx(0.75 * open_wait)
+    assert dis.prefill_wait(6.0, 3, 1, 5.0, clients=1e6) == pytest.approx(open_wait, rel=1e-5)
+
+
+@pytest.mark.parametrize("clients", [1, 16, 128])
+def test_clients_keep_their_requests_in_the_deployment(clients):
+    """Little's law for the closed loop: rate x (TTFT + (O - 1) ITL) = the clients."""
+    row = dse.evaluate(scenario(16, concurrency=clients)).iloc[0]
+    assert row["feasible"] and row["concurrency"] == clients
+    e2e = (row["ttft_ms"] + (500 - 1) * row["itl_ms"]) * 1e-3
+    assert row["requests_per_s"] * e2e == pytest.approx(clients, rel=1e-4)
+    assert row["requests_per_s"] < row["max_requests_per_s"]
+    if clients == 1:
+        assert row["prefill_wait_s"] == 0.0
+
+
+def test_more_clients_than_the_capacity_serves_wait_for_it_before_their_first_token():
+    many = dse.evaluate(scenario(16, concurrency=4096)).iloc[0]
+    assert many["requests_per_s"] == pytest.approx(many["max_requests_per_s"], rel=1e-9)
+    e2e = (many["ttft_ms"] + (500 - 1) * many["itl_ms"]) * 1e-3
+    assert many["requests_per_s"] * e2e == pytest.approx(4096, rel=1e-6)
+    fewer = dse.evaluate(scenario(16, concurrency=2048)).iloc[0]
+    assert fewer["ttft_ms"] < many["ttft_ms"]
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, database=None)
+@given(clients=st.lists(st.integers(1, 3000), min_size=6, max_size=6, unique=True), gpus=st.sampled_from([12, 16, 32]))
+def test_more_clients_never_serve_fewer_requests_nor_shorten_the_first_token(clients, gpus):
+    clients = sorted(clients)
+    rows = dse.evaluate([scenario(gpus, concurrency=n) for n in clients])  # one vectorized call
+    rate, ttft = rows["requests_per_s"].to_numpy(), rows["ttft_ms"].to_numpy()
+    assert (np.diff(rate) >= -1e-6 * rate[1:]).all()
+    assert (np.diff(ttft) >= -1e-6 * ttft[1:]).all()
+    e2e = (ttft + (500 - 1) * rows["itl_ms"].to_numpy()) * 1e-3
+    assert np.allclose(rate * e2e, clients, rtol=1e-4)
+
+
+def test_a_deployment_takes_clients_or_a_rate_not_both():
+    with pytest.raises(InputError, match="concurrency .* or request_rate .*not both"):
+        scenario(16, concurrency=8, request_rate=2.0)

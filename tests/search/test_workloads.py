@@ -310,11 +310,18 @@ def test_a_space_of_decode_instances_scores_decode_instances():
     assert row["tokens_per_s_per_gpu"] == pytest.approx(ref["tokens_per_s_per_gpu"], rel=1e-9)
 
 
-def test_deployments_are_searched_beside_whole_engines_only_and_not_under_closed_loop_clients():
-    for extra in ({"concurrency": 64}, {"phase": "decode"}):
-        data = copy.deepcopy(DISAGGREGATED)
-        data["scenario"]["inference"] = {**data["scenario"]["inference"], **extra}
-        assert "scored beside engines that serve whole requests" in problems(data)["parallel.disaggregated"]
+def test_deployments_are_searched_beside_whole_engines_offline_at_a_rate_or_for_clients():
+    data = copy.deepcopy(DISAGGREGATED)
+    data["scenario"]["inference"] = {**data["scenario"]["inference"], "phase": "decode"}
+    assert "scored beside engines that serve whole requests" in problems(data)["parallel.disaggregated"]
+    data = copy.deepcopy(DISAGGREGATED)
+    data["scenario"]["inference"] = {**data["scenario"]["inference"], "concurrency": 64}
+    data["parallel"]["batch"] = ["auto"]
+    df = score_point(space(data), 16, {})
+    dep = df[(df["phase"] == 3) & df["feasible"]]
+    assert len(dep)
+    e2e = (dep["ttft_ms"] + (500 - 1) * dep["itl_ms"]) * 1e-3
+    assert np.allclose(dep["requests_per_s"] * e2e, 64, rtol=1e-3)
     data = copy.deepcopy(DISAGGREGATED)
     data["scenario"]["inference"] = {**data["scenario"]["inference"], "request_rate": 5.0}
     data["parallel"]["batch"] = ["auto"]
