@@ -778,7 +778,7 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
 DEPLOYMENT_KEYS = ("prefill_instances", "decode_instances", "idle_gpus", "prefill_num_gpus", "decode_num_gpus",
                    "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "decode_tp", "decode_pp", "decode_dp",
                    "decode_ep", "prefill_max_num_tokens", "prefill_requests_per_s", "decode_requests_per_s",
-                   "kv_transfer_s", "prefill_wait_s", "prefill_busy", "max_requests_per_s", "request_rate", "concurrency",
+                   "kv_transfer_s", "prefill_prompt_s", "prefill_wait_s", "prefill_busy", "max_requests_per_s", "request_rate", "concurrency",
                    "kv_prompt_bytes", "link_bytes_per_s", "requests_per_s", "tokens_per_s",
                    "tokens_per_s_per_gpu", "input_tokens_per_s", "ttft_ms", "itl_ms")
 
@@ -836,7 +836,8 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
             "serves wait)" if full else
             f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (M/D/1; prefill instances "
             f"{100 * (dep.get('prefill_busy') or 0):.0f}% busy)")
-    ttft_parts = (f"prefill {fmt(prefill.get('ttft_ms'))} ms{wait} + KV transfer "
+    prompt_ms = (dep.get("prefill_prompt_s") or 0) * 1e3 if dep.get("prefill_prompt_s") is not None else prefill.get("ttft_ms")
+    ttft_parts = (f"prefill {fmt(prompt_ms)} ms{wait} + KV transfer "
                   f"{fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
     served = (f"{fmt(dep['requests_per_s'])} of the {fmt(offered)} offered: bound by the {dep['bound_by']}" if over else
               f"{fmt(dep['requests_per_s'])}: what {_plural(_int(clients), 'client keeps', 'clients keep')} in flight "
@@ -871,8 +872,8 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
         table.add_row(label, value)
     console.print(table)
     if online:
-        console.print(Text("The prefill figure is a loaded instance's prompt time, an upper bound below full load "
-                           "(a prompt alone runs a shorter iteration).", style="dim"))
+        console.print(Text("The prompt's prefill lies between a lone prompt's and a full token budget's, by the "
+                           "prefill instances' load.", style="dim"))
     for side, words in (("prefill", "prefill instance, loaded"), ("decode", "decode instance, at its share of the load")):
         if side in instances:
             console.print()

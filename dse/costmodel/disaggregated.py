@@ -31,7 +31,10 @@ composes them:
   own prefill, with ``S = dp_p / R_p'`` the replica's time per prompt at full load and
   ``rho = r / (n_p R_p')`` (held at most 0.99: at the capacity the wait grows without bound;
   prompt lengths that vary lengthen it further, by (1 + cv^2) in M/G/1). TTFT adds W; the decode
-  instances run at ``r / n_d`` each; the prefill GPUs work ``rho`` of the time.
+  instances run at ``r / n_d`` each; the prefill GPUs work ``rho`` of the time. The prompt's own
+  prefill takes ``D = D_1 + rho (D_full - D_1)``: alone on its replica (``D_1``, an iteration of
+  that one prompt) at no load, with a full token budget of prompts (``D_full``) at the capacity,
+  the prompts an iteration packs growing with the load.
 * **Clients (closed loop).** With ``concurrency`` N > 0 clients that each send their next request
   when the last one ends, the deployment serves the rate at which N requests are in it (Little's
   law): ``r (TTFT(r) + (O - 1) ITL(r)) = N``, found by bisection in log r below the capacity, and
@@ -132,6 +135,14 @@ def prefill_wait(rate: Any, instances: Any, replicas: Any, prefill_rate: Any, cl
     return np.where(r > 0, others * rho * service / (2.0 * (1.0 - rho)), 0.0)
 
 
+def prompt_time(loaded_s: Any, alone_s: Any, busy: Any) -> np.ndarray:
+    """Seconds of a prompt's own prefill on a replica ``busy`` (0-1) of the time: alone at no load
+    (``alone_s``), in a full token budget of prompts (``loaded_s``) at the capacity, linear between."""
+    b = np.clip(np.asarray(busy, dtype=np.float64), 0.0, 1.0)
+    alone = np.minimum(np.asarray(alone_s, dtype=np.float64), np.asarray(loaded_s, dtype=np.float64))
+    return alone + b * (np.asarray(loaded_s, dtype=np.float64) - alone)
+
+
 def kv_transfer_time(prefill_bytes: Any, decode_bytes: Any, link_bw: Any, link_latency: Any) -> np.ndarray:
     """Seconds to ship one prompt's KV cache: the larger per-GPU shard (bytes) over one GPU's link
     (bytes/s), plus its latency (s)."""
@@ -204,6 +215,11 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     # the prefill instances' busy share: the prompts they get over those their compute could run
     busy = np.clip(np.where(np_ * p["requests_per_s"] > 0, R / np.maximum(np_ * p["requests_per_s"], 1e-300), 0.0),
                    0.0, 1.0)
+    # the prompt's own prefill: the loaded instance's offline (every instance as loaded as the
+    # split lets it be), between alone and loaded at an offered load
+    loaded_s = p["ttft_ms"] * 1e-3
+    alone_s = _col(prefill.get("prefill_time_s", prefill["ttft_ms"] * 1e-3), n)
+    prompt_s = np.where(rate > 0, prompt_time(loaded_s, alone_s, busy), loaded_s)
     watts_p = idle_w + busy * (p["power_per_gpu_w"] - idle_w)
     watts = gpus_p * watts_p + gpus_d * at["power_per_gpu_w"] + parts["idle_gpus"] * idle_w
     price = _col(price_per_gpu_hour, n)
@@ -216,8 +232,8 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
             "prefill_instances": np_, "decode_instances": nd_, "idle_gpus": parts["idle_gpus"],
             "requests_per_s": R, "samples_per_s": R, "tokens_per_s": tokens,
             "tokens_per_s_per_gpu": tokens / np.maximum(N, 1.0), "input_tokens_per_s": R * I,
-            "ttft_ms": p["ttft_ms"] + (wait + t_x) * 1e3 + at["ttft_ms"], "itl_ms": at["itl_ms"],
-            "kv_transfer_s": t_x, "prefill_wait_s": wait, "prefill_busy": busy,
+            "ttft_ms": (prompt_s + wait + t_x) * 1e3 + at["ttft_ms"], "itl_ms": at["itl_ms"],
+            "kv_transfer_s": t_x, "prefill_prompt_s": prompt_s, "prefill_wait_s": wait, "prefill_busy": busy,
             "max_requests_per_s": parts["requests_per_s"],
             "prefill_requests_per_s": caps["prefill_rate"], "decode_requests_per_s": caps["decode_rate"],
             "bound_by": bound,
@@ -312,11 +328,14 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     if np.any(clients > 0):
         t_x = kv_transfer_time(pre["kv_prompt_bytes"], dec["kv_prompt_bytes"], bw, lat)
 
+        n_p = parts["prefill_instances"]
+
         def in_flight(r: np.ndarray) -> np.ndarray:
             """Requests in the deployment at r requests/s: r x (TTFT + (O - 1) ITL)."""
             a = at_share(r)
-            ttft = (pre["ttft_ms"] + a["ttft_ms"]) * 1e-3 + t_x + prefill_wait(
-                r, parts["prefill_instances"], pre_plan["dp"], caps["prefill_rate"], clients)
+            busy = r / np.maximum(n_p * pre["requests_per_s"], 1e-300)
+            ttft = (prompt_time(pre["ttft_ms"] * 1e-3, pre["prefill_time_s"], busy) + a["ttft_ms"] * 1e-3 + t_x
+                    + prefill_wait(r, n_p, pre_plan["dp"], caps["prefill_rate"], clients))
             return r * (ttft + (O - 1.0) * a["itl_ms"] * 1e-3)
 
         # the request time grows with the rate, so the clients' rate N / time(r) lies between

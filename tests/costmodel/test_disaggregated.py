@@ -121,6 +121,18 @@ def test_an_offered_rate_is_served_and_its_prompts_queue_at_the_prefill_instance
     assert deploy()["prefill_wait_s"][0] == 0 and deploy()["requests_per_s"][0] == 12.0
 
 
+def test_a_prompt_runs_alone_at_no_load_and_in_a_full_budget_at_the_capacity():
+    assert dis.prompt_time(0.6, 0.3, 0.0) == pytest.approx(0.3)
+    assert dis.prompt_time(0.6, 0.3, 1.0) == pytest.approx(0.6)
+    assert dis.prompt_time(0.6, 0.3, 0.25) == pytest.approx(0.375)
+    assert dis.prompt_time(0.6, 0.9, 0.5) == pytest.approx(0.6)  # never longer alone than loaded
+    # offline the deployment's prompt time is the loaded instance's; at a rate, shorter
+    offline = dse.evaluate(scenario(16, prefill={"tp": 2, "max_num_tokens": 8192})).iloc[0]
+    light = dse.evaluate(scenario(16, prefill={"tp": 2, "max_num_tokens": 8192}, request_rate=1.0)).iloc[0]
+    assert light["prefill_prompt_s"] < offline["prefill_prompt_s"]
+    assert light["ttft_ms"] < offline["ttft_ms"]
+
+
 def test_a_rate_above_what_the_deployment_serves_is_infeasible_with_the_arithmetic():
     out = deploy(rate=13.0)
     assert out["feasible"][0] == 0 and int(out["infeasible_mask"][0]) & dis.RATE_EXCEEDS
@@ -259,9 +271,10 @@ def test_the_split_is_the_best_of_every_split_and_the_fewest_prefill_instances_a
 
 
 def test_an_offered_rate_runs_the_decode_instances_at_their_share_and_composes_the_ttft():
-    s = scenario(16, request_rate=4.0)
+    budget = {"tp": 2, "max_num_tokens": 8192}
+    s = scenario(16, prefill=budget, request_rate=4.0)
     row = dse.evaluate(s).iloc[0]
-    offline = dse.evaluate(scenario(16)).iloc[0]
+    offline = dse.evaluate(scenario(16, prefill=budget)).iloc[0]
     assert row["feasible"] and row["requests_per_s"] == 4.0 and row["request_rate"] == 4.0
     assert row["tokens_per_s"] == pytest.approx(4.0 * 500)
     assert row["max_requests_per_s"] == pytest.approx(offline["requests_per_s"], rel=1e-9)
@@ -271,8 +284,12 @@ def test_an_offered_rate_runs_the_decode_instances_at_their_share_and_composes_t
     assert at_load.inference.request_rate == pytest.approx(4.0 / row["decode_instances"])
     at = dse.evaluate(at_load).iloc[0]
     assert row["itl_ms"] == pytest.approx(at["itl_ms"], rel=1e-9) and row["itl_ms"] < offline["itl_ms"]
+    # the prompt's own prefill: between alone on its replica and in a full budget, by the load
+    alone, loaded = pre["prefill_time_s"], pre["ttft_ms"] * 1e-3
+    assert alone < loaded  # 8,192-token budget: two 4,000-token prompts an iteration when full
+    assert row["prefill_prompt_s"] == pytest.approx(alone + row["prefill_busy"] * (loaded - alone), rel=1e-9)
     assert row["ttft_ms"] == pytest.approx(
-        pre["ttft_ms"] + 1e3 * (row["prefill_wait_s"] + row["kv_transfer_s"]) + at["ttft_ms"], rel=1e-9)
+        1e3 * (row["prefill_prompt_s"] + row["prefill_wait_s"] + row["kv_transfer_s"]) + at["ttft_ms"], rel=1e-9)
     assert 0 < row["prefill_wait_s"]
 
 
