@@ -22,8 +22,8 @@ composes them:
 * **Latency.** TTFT = the prompt's time in a loaded prefill instance + ``t_x`` + the decode
   instance's first iteration; ITL is the decode instance's. The caller evaluates the decode
   instance at its share of the load, ``R / n_d`` (a decode side with room to spare runs a smaller
-  batch and a shorter step), and passes those figures; a prefill side with room to spare is
-  counted as loaded (its TTFT an upper bound).
+  batch and a shorter step), and passes those figures; offline, a prefill side with room to
+  spare is counted as loaded (its TTFT an upper bound; at an offered load, below).
 * **Offered load (online).** With ``request_rate`` r > 0 for the deployment (Poisson arrivals)
   the deployment serves r, not its capacity: r above ``min(n_p R_p', n_d R_d')`` is infeasible
   (``RATE_EXCEEDS``). Each prefill replica is then a queue with deterministic service (M/D/1, as
