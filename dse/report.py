@@ -778,8 +778,8 @@ def render_validation(console: Any, cases: list[dict[str, Any]], summary: dict[s
 DEPLOYMENT_KEYS = ("prefill_instances", "decode_instances", "idle_gpus", "prefill_num_gpus", "decode_num_gpus",
                    "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "decode_tp", "decode_pp", "decode_dp",
                    "decode_ep", "prefill_max_num_tokens", "prefill_requests_per_s", "decode_requests_per_s",
-                   "kv_transfer_s", "prefill_prompt_s", "prefill_wait_s", "prefill_busy", "max_requests_per_s", "request_rate", "concurrency",
-                   "kv_prompt_bytes", "link_bytes_per_s", "requests_per_s", "tokens_per_s",
+                   "kv_transfer_s", "prefill_prompt_s", "prefill_wait_s", "prefill_busy", "max_requests_per_s",
+                   "request_rate", "concurrency", "kv_prompt_bytes", "link_bytes_per_s", "requests_per_s", "tokens_per_s",
                    "tokens_per_s_per_gpu", "input_tokens_per_s", "ttft_ms", "itl_ms")
 
 
@@ -836,7 +836,7 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
             "serves wait)" if full else
             f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (M/D/1; prefill instances "
             f"{100 * (dep.get('prefill_busy') or 0):.0f}% busy)")
-    prompt_ms = (dep.get("prefill_prompt_s") or 0) * 1e3 if dep.get("prefill_prompt_s") is not None else prefill.get("ttft_ms")
+    prompt_ms = 1e3 * dep["prefill_prompt_s"] if dep.get("prefill_prompt_s") is not None else prefill.get("ttft_ms")
     ttft_parts = (f"prefill {fmt(prompt_ms)} ms{wait} + KV transfer "
                   f"{fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
     served = (f"{fmt(dep['requests_per_s'])} of the {fmt(offered)} offered: bound by the {dep['bound_by']}" if over else

@@ -31,10 +31,11 @@ composes them:
   own prefill, with ``S = dp_p / R_p'`` the replica's time per prompt at full load and
   ``rho = r / (n_p R_p')`` (held at most 0.99: at the capacity the wait grows without bound;
   prompt lengths that vary lengthen it further, by (1 + cv^2) in M/G/1). TTFT adds W; the decode
-  instances run at ``r / n_d`` each; the prefill GPUs work ``rho`` of the time. The prompt's own
-  prefill takes ``D = D_1 + rho (D_full - D_1)``: alone on its replica (``D_1``, an iteration of
-  that one prompt) at no load, with a full token budget of prompts (``D_full``) at the capacity,
-  the prompts an iteration packs growing with the load.
+  instances run at ``r / n_d`` each; the prefill GPUs are busy ``b = r / (n_p R_p)`` of the
+  time (``rho`` without the link caps). The prompt's own prefill takes ``D = D_1 + b (D_full -
+  D_1)``: alone on its replica (``D_1``, an iteration of that one prompt) at no load, with a full
+  token budget of prompts (``D_full``) at the capacity, the prompts an iteration packs growing
+  with the load.
 * **Clients (closed loop).** With ``concurrency`` N > 0 clients that each send their next request
   when the last one ends, the deployment serves the rate at which N requests are in it (Little's
   law): ``r (TTFT(r) + (O - 1) ITL(r)) = N``, found by bisection in log r below the capacity, and
@@ -327,7 +328,6 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     saturated = np.zeros(n, dtype=bool)
     if np.any(clients > 0):
         t_x = kv_transfer_time(pre["kv_prompt_bytes"], dec["kv_prompt_bytes"], bw, lat)
-
         n_p = parts["prefill_instances"]
 
         def in_flight(r: np.ndarray) -> np.ndarray:

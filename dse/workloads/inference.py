@@ -162,9 +162,8 @@ INSTANCE_ONLY = dis.INSTANCE_ONLY
 
 #: Columns only a disaggregated deployment's row fills (an engine's are empty).
 DEPLOYMENT_ONLY = ("prefill_instances", "decode_instances", "idle_gpus", "kv_transfer_s", "prefill_prompt_s",
-                   "prefill_wait_s",
-                   "max_requests_per_s", "prefill_busy",
-                   "prefill_requests_per_s", "decode_requests_per_s", "bound_by", "decode_batch", "link_bytes_per_s",
+                   "prefill_wait_s", "max_requests_per_s", "prefill_busy", "prefill_requests_per_s",
+                   "decode_requests_per_s", "bound_by", "decode_batch", "link_bytes_per_s",
                    "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_num_gpus", "prefill_max_num_tokens",
                    "decode_tp", "decode_pp", "decode_dp", "decode_ep", "decode_num_gpus")
 
