@@ -7,8 +7,9 @@ grouped-query attention (8 KV heads), latent attention (MLA with DeepSeek-V3's r
 latent and a 64-wide rotary key cached per token) and GQA with a 4,096-token sliding window on
 three layers of four; MLA also with attention data parallelism (8 replicas of TP 1), since its
 latent is replicated on every TP rank. (a) KV cache per request over its replica's GPUs; (b) output
-tokens/s per GPU at the throughput-maximising batch that fits, over prompt lengths of 1K to 128K
-tokens. Writes PNG, PDF and the CSV of its points.
+tokens/s per GPU at the throughput-maximising batch that fits, over prompt lengths of 1K to 127K
+tokens (the model's 131,072-token window holds the prompt and its answer). Writes PNG, PDF and the
+CSV of its points.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ MLA = VARIANTS["MLA, TP 8"]
 PLANS = {name: (model, {"tp": 8}) for name, model in VARIANTS.items()}
 PLANS["MLA, 8 DP replicas"] = (MLA, {"tp": 1, "dp": 8})
 OUTPUT_LEN = 1000
+#: the longest prompt: the model's context window (131,072 positions) less the answer
+LONGEST = 131072 - OUTPUT_LEN
 
 
 def scenario(model: dict, parallel: dict, input_len: int) -> dict:
@@ -68,7 +71,7 @@ def points(lengths: list[int]) -> pd.DataFrame:
 def main() -> None:
     opts = parser(__doc__, quick=True).parse_args()
     with Timer("fig7_attention"):
-        lengths = [1024, 4096, 16384, 65536, 131072] if not opts.quick else [1024, 16384, 131072]
+        lengths = [1024, 4096, 16384, 65536, LONGEST] if not opts.quick else [1024, 16384, LONGEST]
         df = points(lengths)
         with style():
             fig = figure(2.5)
@@ -82,7 +85,7 @@ def main() -> None:
                                      (axes[1], "output tokens/s per GPU", "(b) throughput")):
                 ax.set_xscale("log", base=2)
                 ticks = [n for n in lengths if n != 65536]  # 64K and 128K would collide
-                ax.set_xticks(ticks, [f"{n // 1024}K" for n in ticks])
+                ax.set_xticks(ticks, [f"{round(n / 1024)}K" for n in ticks])
                 ax.xaxis.set_minor_locator(NullLocator())
                 ax.set_xlabel("prompt tokens")
                 ax.set_ylabel(label)
@@ -96,7 +99,7 @@ def main() -> None:
         mha, win = at.loc["MHA (64 KV heads)"], at.loc["GQA + 4K windows"]
         mla_dp = at.loc["MLA, 8 DP replicas"]
         finding("fig7_attention", (
-            f"Serving Llama-3.1-70B on 8 H200s with {max(lengths) // 1024}K-token prompts, the attention design "
+            f"Serving Llama-3.1-70B on 8 H200s with {max(lengths):,}-token prompts, the attention design "
             f"alone sets the KV cache per request ({mha['kv_cache_gb_per_request']:.0f} GB multi-head, "
             f"{gqa['kv_cache_gb_per_request']:.1f} GB grouped-query, {mla['kv_cache_gb_per_request']:.1f} GB latent, "
             f"{win['kv_cache_gb_per_request']:.1f} GB with 4K windows on three layers of four) and with it the batch "
