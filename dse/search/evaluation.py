@@ -77,7 +77,7 @@ def _serving_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
 
 
 #: Plan columns of a disaggregated deployment's prefill instance (:func:`dse.search.enumerate.serving_grid`).
-PREFILL_PLAN = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens")
+PREFILL_PLAN = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count")
 
 
 def _serving_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -123,8 +123,8 @@ def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarra
         pre[key] = np.where(budget > 0, budget, np.broadcast_to(np.asarray(d[key], dtype=np.float64), budget.shape))
     dec = {**d, "num_gpus": np.asarray(d["tp"]) * np.asarray(d["pp"]) * np.asarray(d["dp"]), "phase": 2.0,
            "request_rate": 0.0, "concurrency": 0.0}  # the load is the deployment's: evaluate_deployments shares it
-    rows, _, _ = evaluate_deployments(pre, dec, d["num_gpus"], request_rate=d.get("request_rate", 0.0),
-                                      concurrency=d.get("concurrency", 0.0))
+    rows, _, _ = evaluate_deployments(pre, dec, d["num_gpus"], prefill_instances=plan["prefill_count"],
+                                      request_rate=d.get("request_rate", 0.0), concurrency=d.get("concurrency", 0.0))
     parts.append((deployments, rows))
     names = list(dict.fromkeys(k for _, m in parts for k in m))
     out = {k: np.full(n, np.nan) for k in names}

@@ -40,14 +40,17 @@ DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num
 PLAN_COLUMNS = ("num_gpus", "phase", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero",
                 "shard_group", "sp",
                 "recompute", "offload_layers", "batch", "spec_tokens", "microbatch", "global_batch",
-                "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens")
+                "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count")
 #: Serving ``phase`` of a results row: an engine, or a disaggregated deployment (whose tp, pp,
 #: ep and batch are its decode instances', ``prefill_*`` its prefill instances').
 PHASE_NAMES = {0: "engine", 1: "prefill instance", 2: "decode instance", 3: "disaggregated"}
 #: Columns only disaggregated deployments fill (shown when a row listed is one).
-DEPLOYMENT_COLUMNS = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens")
+DEPLOYMENT_COLUMNS = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).
 ID_COLUMNS = ("trial",)
+#: Plan columns whose outcome another column holds (a deployment's stated prefill count, 0 =
+#: auto, is the split in ``prefill_instances``): rows that differ only there are one plan.
+STATED_COLUMNS = ("prefill_count",)
 #: Metrics in the JSON records of ``dse show`` (those present).
 RECORD_METRICS = (
     "iteration_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "hfu",
@@ -287,7 +290,7 @@ def _named(df: pd.DataFrame) -> pd.DataFrame:
 
 def dedupe_configs(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` without repeated configurations: rows equal in every column but ``trial`` (first kept)."""
-    cols = [c for c in df.columns if c not in ID_COLUMNS]
+    cols = [c for c in df.columns if c not in ID_COLUMNS and c not in STATED_COLUMNS]
     if not cols or len(df) < 2:
         return df
     return df[~df.duplicated(subset=cols, keep="first").to_numpy()]
@@ -322,7 +325,8 @@ def drop_replica_copies(df: pd.DataFrame, objectives: Sequence[Any]) -> pd.DataF
     if len(df) < 2 or "dp" not in df.columns:
         return df
     objectives = normalize_objectives(objectives)
-    plan = [c for c in PLAN_COLUMNS if c in df.columns and c not in ("num_gpus", "dp")] + hw_columns(df)
+    plan = [c for c in PLAN_COLUMNS if c in df.columns and c not in ("num_gpus", "dp", *STATED_COLUMNS)]
+    plan += [c for c in ("prefill_instances",) if c in df.columns] + hw_columns(df)
     key = df[plan].copy()
     for metric, _ in objectives:
         if metric in df.columns:
@@ -483,7 +487,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
              "prefill_max_num_tokens": "P tokens"}
     disaggregated = "phase" in top.columns and (top["phase"] == 3).any()
     for c in PLAN_COLUMNS:
-        if c in ("phase", *DEPLOYMENT_COLUMNS) and not disaggregated:
+        if c in ("phase", *DEPLOYMENT_COLUMNS) and not disaggregated or c in STATED_COLUMNS:  # "P x" shows it
             continue
         # hybrid sharding and offloading only when some plan shown uses them, the experts' split
         # only when some plan shown folds them (etp != tp)

@@ -246,7 +246,10 @@ class PrefillPlansSpace(Spec):
     pipeline, data (replicas: attention data parallelism with ep > tp) and expert parallel
     degrees, and the prompt tokens an iteration packs (``max_num_tokens``; None = the scenario's,
     else the engine default); ``decode_dp``, the replicas of each decode instance (whose tp, pp
-    and ep are the space's)."""
+    and ep are the space's); ``instances``, how many prefill instances a deployment has (``auto``:
+    the split that serves the most requests; a number: that many, the GPUs left after them to
+    decode instances), e.g. more prefill instances than the most-served split for a shorter
+    queue at an offered rate."""
 
     tp: Degrees = [1, 2, 4, 8]
     pp: Degrees = [1]
@@ -254,6 +257,11 @@ class PrefillPlansSpace(Spec):
     ep: Degrees = [1]
     max_num_tokens: Annotated[list[PositiveInt], Field(min_length=1)] | None = None
     decode_dp: Degrees = [1]
+    instances: Annotated[list[PositiveInt | Literal["auto"]], Field(min_length=1)] = ["auto"]
+
+    def instance_counts(self) -> list[int]:
+        """The prefill instance counts, ascending; 0 stands for ``auto``."""
+        return sorted({0 if v == "auto" else int(v) for v in self.instances})
 
 
 class ServingParallelSpace(Spec):

@@ -352,6 +352,32 @@ def test_wide_expert_parallel_deployments_are_searched_and_score_as_their_scenar
         assert row[key] == pytest.approx(ref[key], rel=1e-9), key
 
 
+def test_deployments_try_the_stated_prefill_instance_counts_and_score_as_their_scenario():
+    import dse
+
+    data = copy.deepcopy(DISAGGREGATED)
+    data["scenario"]["inference"] = {**data["scenario"]["inference"], "request_rate": 6.0}
+    data["parallel"] = {"tp": [4], "batch": ["auto"],
+                        "disaggregated": {"tp": [2], "max_num_tokens": [4096], "instances": ["auto", 4, 7]}}
+    s = space(data)
+    grid = serving_grid(s, 16)
+    dep = grid["phase"] == 3
+    # 7 prefill instances of 2 GPUs leave no room for a decode instance of 4 on 16 GPUs: not listed
+    assert set(grid["prefill_count"][dep]) == {0, 4}
+    df = score_point(s, 16, {})
+    four = df[(df["phase"] == 3) & (df["prefill_count"] == 4)].iloc[0]
+    assert four["prefill_instances"] == 4 and four["decode_instances"] == 2
+    ref = dse.evaluate(dse.load_scenario({
+        "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 16}, "parallel": {"tp": 4},
+        "inference": {"input_len": 4000, "output_len": 500, "phase": "disaggregated", "request_rate": 6.0,
+                      "prefill": {"tp": 2, "max_num_tokens": 4096, "instances": 4}}})).iloc[0]
+    for key in ("prefill_instances", "decode_instances", "ttft_ms", "itl_ms", "prefill_wait_s"):
+        assert four[key] == pytest.approx(ref[key], rel=1e-9), key
+    with pytest.raises(InputError, match="parallel.disaggregated.instances"):
+        space({**data, "parallel": {**data["parallel"], "disaggregated": {"tp": [2], "instances": [0]}}})
+
+
 @pytest.mark.parametrize("mode", ["exhaustive", "nested"])
 def test_dlrm_space_runs_end_to_end(mode, tmp_path):
     s = space(DLRM)
