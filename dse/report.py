@@ -829,23 +829,26 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
     prefill = instances.get("prefill", {}).get("serving") or {}
     offered, clients = dep.get("request_rate") or 0, dep.get("concurrency") or 0
     online = offered > 0 or clients > 0
-    over = offered > 0 and offered > (dep.get("max_requests_per_s") or 0) * (1 + 1e-9)
-    full = clients > 0 and (dep.get("requests_per_s") or 0) >= (dep.get("max_requests_per_s") or 0) * (1 - 1e-6)
-    wait = ("" if not online else " + a queue that grows without bound" if over else
-            f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (the clients beyond what the capacity "
-            "serves wait)" if full else
-            f" + queueing {fmt((dep.get('prefill_wait_s') or 0) * 1e3)} ms (M/D/1; prefill instances "
-            f"{100 * (dep.get('prefill_busy') or 0):.0f}% busy)")
+    most, served_now = dep.get("max_requests_per_s") or 0, dep.get("requests_per_s") or 0
+    queue_ms = fmt((dep.get("prefill_wait_s") or 0) * 1e3)
+    bound = f"bound by the {dep['bound_by']}"
+    if offered > 0 and offered > most * (1 + 1e-9):  # more than the deployment serves
+        wait, served = " + a queue that grows without bound", f"{fmt(served_now)} of the {fmt(offered)} offered: {bound}"
+    elif clients > 0:
+        held = _plural(_int(clients), "client keeps", "clients keep")
+        served = (f"{fmt(served_now)}: what {held} in flight (each sends its next request when the last ends); "
+                  f"at most {fmt(most)}, {bound}")
+        wait = (f" + queueing {queue_ms} ms (the clients beyond what the capacity serves wait)"
+                if served_now >= most * (1 - 1e-6) else
+                f" + queueing {queue_ms} ms (M/D/1; prefill instances {100 * (dep.get('prefill_busy') or 0):.0f}% busy)")
+    elif online:
+        served = f"{fmt(served_now)}: offered (Poisson arrivals); at most {fmt(most)}, {bound}"
+        wait = f" + queueing {queue_ms} ms (M/D/1; prefill instances {100 * (dep.get('prefill_busy') or 0):.0f}% busy)"
+    else:
+        served, wait = f"{fmt(served_now)}: {bound}", ""
     prompt_ms = 1e3 * dep["prefill_prompt_s"] if dep.get("prefill_prompt_s") is not None else prefill.get("ttft_ms")
-    ttft_parts = (f"prefill {fmt(prompt_ms)} ms{wait} + KV transfer "
-                  f"{fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
-    served = (f"{fmt(dep['requests_per_s'])} of the {fmt(offered)} offered: bound by the {dep['bound_by']}" if over else
-              f"{fmt(dep['requests_per_s'])}: what {_plural(_int(clients), 'client keeps', 'clients keep')} in flight "
-              f"(each sends its next request when the last ends); at most {fmt(dep.get('max_requests_per_s'))}, bound by the "
-              f"{dep['bound_by']}" if clients > 0 else
-              f"{fmt(dep['requests_per_s'])}: offered (Poisson arrivals); at most {fmt(dep.get('max_requests_per_s'))}, "
-              f"bound by the {dep['bound_by']}" if online else
-              f"{fmt(dep['requests_per_s'])}: bound by the {dep['bound_by']}")
+    ttft_parts = (f"prefill {fmt(prompt_ms)} ms{wait} + KV transfer {fmt((dep['kv_transfer_s'] or 0) * 1e3)} ms"
+                  f" + first decode iteration {fmt(decode.get('ttft_ms'))} ms")
     rows = [
         ("time to first token (TTFT)", f"{fmt(dep['ttft_ms'])} ms: {ttft_parts}"),
         ("inter-token latency (ITL)", f"{fmt(dep['itl_ms'])} ms: a decode instance at its share of the load"),
