@@ -11,7 +11,9 @@ throughput (and cost, energy) against the knobs follow (:func:`plot_whatif`).
 Training (LLM, ViT) plans are parallel degrees, ZeRO, recompute and microbatches; serving (LLM
 ``workload: inference``) plans are tensor, pipeline and expert parallelism, replicas and the batch
 in flight per replica, the best by output tokens/s within optional bounds on the time per output
-token and to the first token (``max_itl_ms``, ``max_ttft_ms``); DLRM plans (training and
+token and to the first token (``max_itl_ms``, ``max_ttft_ms``), and for a disaggregated deployment (``inference.phase:
+disaggregated``) deployments of prefill and decode instances (:func:`serving_space`), whose
+bottleneck is the side that bounds their requests/s; DLRM plans (training and
 inference) are the embedding sharding and table planner with the MLPs' tensor parallelism and
 ZeRO, the best by samples/s (:func:`throughput` names each kind's metric).
 
@@ -118,7 +120,12 @@ SHARE_KNOB = {"compute": "peak_scale", "memory_bandwidth": "hbm_tbps", "nvlink":
               "rank_imbalance": "peak_scale"}
 #: Names :func:`bottleneck` may return.
 BOTTLENECKS = ("compute", "memory_bandwidth", "memory_capacity", "nvlink", "scaleout", "pipeline_bubble",
-               "overlap_slowdown", "host_link", "host", "engine", "overhead", "rank_imbalance")
+               "overlap_slowdown", "host_link", "host", "engine", "overhead", "rank_imbalance",
+               "prefill_instances", "decode_instances", "kv_link")
+#: The bottleneck of a disaggregated deployment by the side that bounds its requests/s
+#: (:data:`dse.costmodel.disaggregated.BOUND`: prefill, decode, the prefill GPUs' KV sends, the
+#: decode GPUs' KV receives).
+DEPLOYMENT_BOUND = {0: "prefill_instances", 1: "decode_instances", 2: "kv_link", 3: "kv_link"}
 #: A plan using more than this fraction of HBM is bound by memory capacity.
 CAPACITY_FRACTION = 0.9
 #: More HBM "changes the best plan" when +rel_step HBM gains more than this fraction of throughput.
@@ -131,6 +138,17 @@ PLAN_COLUMNS = ("tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero", "sp", "recom
 #: A serving plan: degrees, replicas (dp), the batch run per replica (sequences) and the draft
 #: tokens per iteration of speculative decoding.
 SERVING_PLAN_COLUMNS = ("tp", "pp", "dp", "ep", "batch", "spec_tokens")
+#: A disaggregated deployment's plan besides its decode instance's (:data:`SERVING_PLAN_COLUMNS`):
+#: phase 3, the prefill instance's degrees, its prompt tokens per iteration (0: the engine's
+#: default) and its stated number of instances (0: the split that serves the most).
+DEPLOYMENT_PLAN_COLUMNS = ("phase", "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens",
+                           "prefill_count")
+#: What a deployment's point keeps in place of an engine's time parts: the split, which side
+#: bounds it (:data:`dse.costmodel.disaggregated.BOUND`), each kind of instance's requests/s, the
+#: decode batch at its load, the parts of the TTFT (seconds) and the KV link (bytes, bytes/s).
+DEPLOYMENT_OUTPUTS = ("requests_per_s", "prefill_instances", "decode_instances", "idle_gpus", "bound_by",
+                      "max_requests_per_s", "prefill_requests_per_s", "decode_requests_per_s", "decode_batch",
+                      "prefill_prompt_s", "prefill_wait_s", "kv_transfer_s", "kv_prompt_bytes", "link_bytes_per_s")
 #: Draft tokens per iteration a serving what-if tries when the scenario states an acceptance.
 SERVING_DRAFTS = [0, 1, 2, 3, 4]
 #: A DLRM plan: embedding sharding and planner (codes of dse.costmodel.dlrm), MLP degrees, ZeRO,
@@ -319,11 +337,14 @@ def scenario_global_batch(scenario: Scenario) -> int:
     return int(dp * (p.microbatch or 1))
 
 
-def plan_keys(kind: str) -> tuple[str, ...]:
-    """The plan columns of a what-if's rows for a kind of run."""
+def plan_keys(kind: str, deployments: bool = False) -> tuple[str, ...]:
+    """The plan columns of a what-if's rows for a kind of run (``deployments``: of disaggregated
+    deployments, the decode instance's plan and the prefill instance's)."""
     if kind in DLRM_KINDS:
         return DLRM_PLAN_COLUMNS
-    return SERVING_PLAN_COLUMNS if kind == "llm_inference" else PLAN_COLUMNS
+    if kind == "llm_inference":
+        return (*SERVING_PLAN_COLUMNS, *DEPLOYMENT_PLAN_COLUMNS) if deployments else SERVING_PLAN_COLUMNS
+    return PLAN_COLUMNS
 
 
 def best_metrics(kind: str) -> tuple[str, ...]:
@@ -335,11 +356,19 @@ def best_metrics(kind: str) -> tuple[str, ...]:
             *(SERVING_METRICS if kind == "llm_inference" else ()))
 
 
-def time_columns(kind: str) -> tuple[str, ...]:
-    """The time parts kept per hardware point for a kind of run."""
+def time_columns(kind: str, deployments: bool = False) -> tuple[str, ...]:
+    """The time parts kept per hardware point for a kind of run (``deployments``: none, a
+    deployment's figures instead, :data:`DEPLOYMENT_OUTPUTS`)."""
+    if deployments:
+        return DEPLOYMENT_OUTPUTS
     if kind in DLRM_KINDS:
         return DLRM_TIME_COLUMNS
     return (*TIME_COLUMNS, "time_engine_s") if kind == "llm_inference" else TIME_COLUMNS
+
+
+def disaggregated(spec: Scenario) -> bool:
+    """Whether a scenario is a disaggregated deployment (``inference.phase: disaggregated``)."""
+    return spec.inference is not None and spec.inference.phase == "disaggregated"
 
 
 def _check_kind(spec: Scenario) -> None:
@@ -416,6 +445,13 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     (``concurrency``) or the load (``request_rate``); when the scenario states a draft acceptance, 0-4 draft tokens of
     speculative decoding (else the scenario's own). The request shape is the scenario's.
     Latency bounds in milliseconds become the space's constraints.
+
+    A disaggregated deployment (``phase: disaggregated``) is searched as deployments only: its
+    decode instances take the plans above (with the scenario's replicas per decode instance), its
+    prefill instances tp [1, 2, 4, 8], pp [1], ep [1] (dense) or [1, 2, 4, 8] (MoE), each joined
+    with the scenario's ``prefill`` block (whose replicas and prompt tokens per iteration are
+    kept), and the GPUs split as the scenario says (its ``prefill.instances``) or as serves the
+    most requests.
     """
     p, spec = scenario.parallel, scenario.inference
     if spec is None:
@@ -434,6 +470,18 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
                                        else own_drafts)
     inference = spec.model_dump(exclude_none=True)
     inference.pop("batch", None)
+    if spec.phase == "disaggregated":  # deployments of prefill and decode instances, no engines
+        pre = spec.prefill
+        inference.pop("prefill", None)
+        inference["phase"] = "both"
+        moe = scenario.model.moe is not None
+        par["disaggregated"] = {
+            "tp": sorted(set(SERVING_PARALLEL["tp"]) | {int(pre.tp)}), "pp": sorted({1, int(pre.pp)}),
+            "dp": [int(pre.dp)], "ep": sorted(set(MOE_EP if moe else DENSE_EP) | {int(pre.ep)}),
+            "decode_dp": [int(p.dp or 1)], "instances": [int(pre.instances)] if pre.instances else ["auto"],
+            "engines": False}
+        if pre.max_num_tokens:
+            par["disaggregated"]["max_num_tokens"] = [int(pre.max_num_tokens)]
     fixed, counts = _fixed_parts(scenario, gpu_counts, inference=inference)
     constraints = {k: float(v) for k, v in (("max_itl_ms", max_itl_ms), ("max_ttft_ms", max_ttft_ms))
                    if v is not None}
@@ -535,10 +583,11 @@ def _fewest_gpus(space: SearchSpace, counts: Sequence[int],
     return counts[-1], None, plans, feasible
 
 
-def _plan_columns(plan: Mapping[str, Any] | pd.Series, kind: str = "llm_train") -> dict[str, float]:
+def _plan_columns(plan: Mapping[str, Any] | pd.Series, kind: str = "llm_train",
+                  deployments: bool = False) -> dict[str, float]:
     """The cost-model plan columns of a plan row (recompute as a name or a code)."""
     out = {}
-    for key in plan_keys(kind):
+    for key in plan_keys(kind, deployments):
         value = plan[key]
         if key == "recompute" and isinstance(value, str):
             value = RECOMPUTE_CODES[value]
@@ -555,7 +604,7 @@ def _evaluate_plan(space: SearchSpace, plan: Mapping[str, Any], num_gpus: int,
     from .search.evaluation import workload
 
     cols: dict[str, Any] = dict(space.base_columns(int(num_gpus)))
-    cols.update(_plan_columns(plan, space.kind))
+    cols.update(_plan_columns(plan, space.kind, _deployments(space)))
     cols["num_gpus"] = float(num_gpus)
     cols = hardware_columns(cols, knobs)
     if scale_hbm_bw != 1.0:
@@ -563,19 +612,25 @@ def _evaluate_plan(space: SearchSpace, plan: Mapping[str, Any], num_gpus: int,
     return workload(space).evaluate(space, cols)
 
 
+def _deployments(space: SearchSpace) -> bool:
+    """Whether a what-if space searches disaggregated deployments (:func:`serving_space`)."""
+    pre = getattr(space.spec.parallel, "disaggregated", None)
+    return pre is not None and not pre.engines
+
+
 def _point_row(knob_values: dict[str, float], num_gpus: int, best: pd.Series | None,
-               plans: int, feasible: int, kind: str = "llm_train") -> dict[str, Any]:
+               plans: int, feasible: int, kind: str = "llm_train", deployments: bool = False) -> dict[str, Any]:
     row: dict[str, Any] = {**knob_values, "num_gpus": float(num_gpus)}
     for m in best_metrics(kind):
         row[f"best_{m}"] = float(best[m]) if best is not None else math.nan
-    for key in plan_keys(kind):
+    for key in plan_keys(kind, deployments):
         if best is None:
             row[key] = None if key == "recompute" else math.nan
         elif key == "recompute":
             row[key] = RECOMPUTE_NAMES[int(round(float(best[key])))]
         else:
             row[key] = float(best[key])
-    for key in (*time_columns(kind), "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain"):
+    for key in (*time_columns(kind, deployments), "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain"):
         if best is not None and key in best.index:
             row[key] = float(best[key])
         elif key not in row:  # a varied nvlink_domain keeps its value
@@ -595,6 +650,8 @@ def _split_compute(space: SearchSpace, rows: list[dict[str, Any]], knob_rows: li
     of time_compute_flops_s)."""
     from .search.evaluation import workload
 
+    if _deployments(space):  # a deployment's time is its instances': no split of its own
+        return
     kept = [i for i, r in enumerate(rows) if math.isfinite(float(r.get("tp", math.nan)))]
     for n in sorted({int(rows[i]["num_gpus"]) for i in kept}):  # one call per GPU count (its fixed columns)
         keep = [i for i in kept if int(rows[i]["num_gpus"]) == n]
@@ -698,6 +755,7 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
     ladder = sorted(set(LOAD_GPU_COUNTS) | {spec.cluster.num_gpus}) if at_load and "num_gpus" not in grids else None
     space = software_space(spec, ladder or sorted(set(counts) | {spec.cluster.num_gpus}), max_itl_ms, max_ttft_ms)
     kind = space.kind
+    dep = _deployments(space)
     names = list(grids)
     hw_names = [k for k in names if k != "num_gpus"]
 
@@ -712,17 +770,18 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
         point = dict(zip(names, (float(v) for v in combo)))
         n, best, plans, feasible = best_at(int(point.pop("num_gpus", spec.cluster.num_gpus)), point)
         shown = {k: point[k] for k in hw_names}
-        rows.append(_point_row(shown, n, best, plans, feasible, kind))
+        rows.append(_point_row(shown, n, best, plans, feasible, kind, dep))
         knob_rows.append(point)
     base_n, base_best, plans, feasible = best_at(spec.cluster.num_gpus, {})
-    base_row = _point_row({k: base_values[k] for k in hw_names}, base_n, base_best, plans, feasible, kind)
+    base_row = _point_row({k: base_values[k] for k in hw_names}, base_n, base_best, plans, feasible, kind, dep)
     _split_compute(space, [*rows, base_row], [*knob_rows, {}], base_values)
     for row in (*rows, base_row):  # points without a feasible plan have no split
-        for key in time_columns(kind):
+        for key in time_columns(kind, dep):
             row.setdefault(key, math.nan)
 
     columns = list(dict.fromkeys([
-        *hw_names, "num_gpus", *[f"best_{m}" for m in best_metrics(kind)], *plan_keys(kind), *time_columns(kind),
+        *hw_names, "num_gpus", *[f"best_{m}" for m in best_metrics(kind)], *plan_keys(kind, dep),
+        *time_columns(kind, dep),
         "memory_per_gpu_bytes", "hbm_bytes", "nvlink_domain", "plans", "feasible_plans"]))
     points = pd.DataFrame(rows, columns=columns)
     base = pd.Series(base_row)[columns]
@@ -807,7 +866,8 @@ def sensitivity(scenario: Scenario | str | Path | Mapping[str, Any], plan_row: M
     plan = plan_row
     if plan is None:
         plan, _, _ = _score(space, n, {})
-    elif any(plan[k] is None or (isinstance(plan[k], float) and math.isnan(plan[k])) for k in plan_keys(space.kind)):
+    elif any(k not in plan or plan[k] is None or (isinstance(plan[k], float) and math.isnan(plan[k]))
+             for k in plan_keys(space.kind, _deployments(space))):
         plan = None
     return _sensitivity(spec, space, plan, n, rel_step, base_knob_values(spec))
 
@@ -937,6 +997,8 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     hbm_tbps, nvlink_gbps, scaleout_gbitps), so a plan that merely fills HBM because it can is
     not called capacity-bound; without it, when the plan uses more than 90 % of HBM.
     """
+    if is_deployment(row):
+        return _deployment_bottleneck(row, sensitivity)
     it = _get(row, "iteration_time_s", math.nan)
     if not math.isfinite(it) or it <= 0:
         return {"shares": {}, "largest_share": None, "memory_fraction": math.nan, "capacity_gain": math.nan,
@@ -1054,7 +1116,97 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
             "placement": where, "bottleneck": name, "explanation": explanation}
 
 
+def _deployment_bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | None) -> dict[str, Any]:
+    """:func:`bottleneck` of a disaggregated deployment: the side that bounds its requests/s
+    (``prefill_instances``, ``decode_instances`` or the ``kv_link`` between them), or
+    ``memory_capacity`` when more HBM lets a faster deployment fit and is worth at least the most
+    elastic other knob; ``shares`` is empty (the deployment's time is its instances', each
+    ``dse evaluate`` of the scenario shows them)."""
+    side = DEPLOYMENT_BOUND.get(int(round(_get(row, "bound_by"))), "prefill_instances")
+    n_p, n_d = _get(row, "prefill_instances"), _get(row, "decode_instances")
+    r_p, r_d = _get(row, "prefill_requests_per_s"), _get(row, "decode_requests_per_s")
+    gain = rival = math.nan
+    step = 0.1
+    best_knob = None
+    if sensitivity is not None and len(sensitivity) and "knob" in sensitivity:
+        by_knob = {r["knob"]: r for _, r in sensitivity.iterrows()}
+        cap = by_knob.get("hbm_gb")
+        if cap is not None and float(cap["tokens_per_s"]) > 0 and float(cap["base"]) > 0:
+            gain = float(cap["tokens_per_s_plus"]) / float(cap["tokens_per_s"]) - 1.0
+            step = float(cap["plus"]) / float(cap["base"]) - 1.0
+        others = {k: float(r["elasticity"]) for k, r in by_knob.items()
+                  if k != "hbm_gb" and math.isfinite(float(r["elasticity"]))}
+        if others:
+            best_knob = max(others, key=others.get)
+            rival = others[best_knob]
+    capacity_binds = math.isfinite(gain) and gain > CAPACITY_GAIN and not (math.isfinite(rival) and gain / step < rival)
+    name = "memory_capacity" if capacity_binds else side
+    mem, hbm = _get(row, "memory_per_gpu_bytes", math.nan), _get(row, "hbm_bytes", math.nan)
+    mem_frac = mem / hbm if hbm > 0 else math.nan
+    head = {
+        "prefill_instances": "The prefill instances bound this deployment",
+        "decode_instances": "The decode instances bound this deployment",
+        "kv_link": ("The KV-cache link bounds this deployment (the prefill GPUs' sends)" if side == "kv_link"
+                    and int(round(_get(row, "bound_by"))) == 2 else
+                    "The KV-cache link bounds this deployment (the decode GPUs' receives)"),
+        "memory_capacity": "Memory capacity bounds this deployment",
+    }[name]
+    idle = _get(row, "idle_gpus")
+    sides = (f"{n_p:g} prefill instance{'s' * (n_p != 1)} serve {n_p:g} x {r_p:.4g} = {n_p * r_p:.4g} requests/s, "
+             f"{n_d:g} decode instance{'s' * (n_d != 1)} {n_d:g} x {r_d:.4g} = {n_d * r_d:.4g}"
+             + (f" ({idle:g} GPUs idle)" if idle > 0 else ""))
+    wait = _get(row, "prefill_wait_s")
+    ttft = (f"a request's first token waits " + (f"{_n(1e3 * wait, 3)} ms in the prefill queue, " if wait > 0 else "")
+            + f"{_n(1e3 * _get(row, 'prefill_prompt_s'), 3)} ms for its prompt and "
+            f"{_n(1e3 * _get(row, 'kv_transfer_s'), 3)} ms for its KV transfer")
+    memory = (f"memory {mem / GIB:.1f} of {hbm / GIB:.0f} GiB per GPU on the fuller instance ({_pct(mem_frac)})"
+              if math.isfinite(mem_frac) else "memory unknown")
+    if math.isfinite(gain):
+        more = f"{100 * step:.0f} % more HBM"
+        memory += (f", and {more} lets a deployment {100 * gain:.1f} % faster fit" if gain > CAPACITY_GAIN
+                   else f", but {more} would not let a faster deployment fit")
+    lever = (f"; of the knobs, {RESOURCE[best_knob]} ({best_knob}) helps most (elasticity {rival:+.3f})"
+             if best_knob is not None and rival > 0 else "")
+    explanation = f"{head}: {sides}; {ttft}; {memory}{lever}."
+    return {"shares": {}, "largest_share": None, "memory_fraction": mem_frac, "capacity_gain": gain,
+            "placement": {}, "bottleneck": name, "explanation": explanation}
+
+
 # ------------------------------------------------------------------------------ text helpers
+def is_deployment(row: Mapping[str, Any] | pd.Series) -> bool:
+    """Whether a row is a disaggregated deployment (phase 3, :mod:`dse.costmodel.disaggregated`)."""
+    return _get(row, "phase") == 3.0
+
+
+def deployment_plan_text(row: Mapping[str, Any] | pd.Series) -> str:
+    """A deployment's label, e.g. ``P 10x tp2 mnt8192 + D 3x tp4 b64``: how many prefill instances
+    (``auto`` where the split is not known yet) and their degrees (``mnt``: the prompt tokens an
+    iteration packs, max_num_tokens), then the decode instances and their batch."""
+    def degrees(prefix: str) -> list[str]:
+        return [f"{k}{_get(row, prefix + k, 1.0):g}" for k in ("tp", "pp", "dp", "ep")
+                if k == "tp" or _get(row, prefix + k, 1.0) != 1.0]
+
+    def count(key: str, fallback: str = "") -> str:
+        n = _get(row, key, math.nan)
+        if not (math.isfinite(n) and n > 0):
+            n = _get(row, fallback, 0.0) if fallback else 0.0
+        return f"{n:g}x" if n > 0 else "auto x"
+
+    pre = degrees("prefill_")
+    if _get(row, "prefill_max_num_tokens") > 0:
+        pre.append(f"mnt{_get(row, 'prefill_max_num_tokens'):g}")
+    dec = degrees("")
+    batch = _get(row, "decode_batch", math.nan)  # what a decode instance holds at its load
+    if not (math.isfinite(batch) and batch > 0):
+        batch = _get(row, "batch")
+    if batch > 0:
+        dec.append(f"b{batch:g}" if batch == int(batch) else f"b{batch:.3g}")
+    if _get(row, "spec_tokens") > 0:
+        dec.append(f"spec{_get(row, 'spec_tokens'):g}")
+    return (f"P {count('prefill_instances', 'prefill_count')} {' '.join(pre)} + "
+            f"D {count('decode_instances')} {' '.join(dec)}")
+
+
 def _serving_row(row: Mapping[str, Any] | pd.Series) -> bool:
     """Whether a row is a serving configuration (it has a batch in flight and no microbatch)."""
     keys = row.index if isinstance(row, pd.Series) else row.keys()
@@ -1069,6 +1221,8 @@ def plan_text(row: Mapping[str, Any] | pd.Series) -> str:
     keys = row.index if isinstance(row, pd.Series) else row.keys()
     if "emb_sharding" in keys:  # a DLRM plan: sharding/planner, MLP degrees, samples per GPU
         return dlrm_plan_text(row)
+    if is_deployment(row):
+        return deployment_plan_text(row)
     parts = [f"tp{_get(row, 'tp'):g}", f"pp{_get(row, 'pp'):g}", f"dp{_get(row, 'dp'):g}"]
     if _serving_row(row):
         if _get(row, "ep", 1.0) != 1.0:
@@ -1204,7 +1358,8 @@ def _title(result: WhatIf, gpus_varied: bool) -> str:
         where = f"fewest {s.cluster.gpu} for {rate:g} req/s"
     limits = [f"{name} <= {result.bounds[key]:g} ms" for key, name in (("max_itl_ms", "ITL"), ("max_ttft_ms", "TTFT"))
               if key in result.bounds]
-    serving = f", serving {s.inference.input_len}+{s.inference.output_len} tokens" if s.inference is not None else ""
+    how = "disaggregated serving" if disaggregated(s) else "serving"
+    serving = f", {how} {s.inference.input_len}+{s.inference.output_len} tokens" if s.inference is not None else ""
     return f"{s.model.name}, {s.precision}, {where}{serving}" + (f"; {', '.join(limits)}" if limits else "")
 
 
@@ -1540,7 +1695,7 @@ def report_renderables(result: WhatIf) -> list[Any]:
         for k in hw:
             table.add_column(f"{k} ({UNITS[k]})", justify="right", no_wrap=True)
         table.add_column("GPUs", justify="right")
-        for header in (f"{short}/s/GPU", "vs * row", *(["ITL ms"] if serving else []), "MFU %",
+        for header in (f"{short}/s/GPU", "vs * row", *(["ITL ms", "TTFT ms"] if serving else []), "MFU %",
                        *([f"USD/{m.million}"] if priced else []), f"J/{one}", "W/GPU", "mem GiB"):
             table.add_column(header, justify="right", no_wrap=True)
         table.add_column("best plan", no_wrap=True)
@@ -1555,7 +1710,8 @@ def report_renderables(result: WhatIf) -> list[Any]:
             t = float(row[best_per_gpu])
             rel = f"{100 * (t / ref - 1):+.1f} %" if math.isfinite(t) and ref > 0 and math.isfinite(ref) else "-"
             cells = ["*" if own else "", *[_fmt_value(float(row[k])) for k in hw], f"{int(row['num_gpus'])}",
-                     _n(t), rel, *([_n(row["best_itl_ms"])] if serving else []), _pct1(row["best_mfu"])]
+                     _n(t), rel, *([_n(row["best_itl_ms"]), _n(row["best_ttft_ms"])] if serving else []),
+                     _pct1(row["best_mfu"])]
             if priced:
                 cells.append(_n(row[f"best_{m.cost}"], 3))
             cells += [_n(row[f"best_{m.energy}"], 3), _n(row["best_power_per_gpu_w"], 3),

@@ -587,3 +587,95 @@ def test_a_plan_label_names_folded_experts():
            "recompute": 0.0, "microbatch": 1.0}
     assert "etp" not in plan_text({**row, "etp": 0.0}) and "etp" not in plan_text({**row, "etp": 2.0})
     assert "etp1" in plan_text({**row, "etp": 1.0})
+
+
+# ---------------------------------------------------------------------------- disaggregated deployments
+DISAGGREGATED = ROOT / "scenarios" / "llama3_70b_disaggregated_h100.yaml"
+
+
+def _deployment(**inference):
+    import yaml
+
+    data = yaml.safe_load(DISAGGREGATED.read_text())
+    data["inference"].update(inference)
+    return data
+
+
+def test_a_disaggregated_what_if_searches_deployments_and_its_own_scores_as_dse_evaluate():
+    """The space of a disaggregated scenario holds deployments only (the scenario's prefill plan
+    and replicas among them); the scenario's own deployment scores in it as dse.evaluate scores
+    the scenario, so the best is never below it."""
+    import dse
+    from dse.search.evaluation import score_point
+    from dse.whatif import _scenario
+
+    spec = _scenario(_deployment())
+    space = software_space(spec)
+    pre = space.spec.parallel.disaggregated
+    assert pre is not None and pre.engines is False
+    assert 2 in pre.tp and pre.max_num_tokens == [8192] and pre.instances == ["auto"]
+    assert space.spec.scenario["inference"]["phase"] == "both" and "prefill" not in space.spec.scenario["inference"]
+    scored = score_point(space, 32, {})
+    assert (scored["phase"] == 3).all()
+    own = dse.evaluate(spec).iloc[0]
+    mine = scored[(scored["prefill_tp"] == 2) & (scored["tp"] == 4) & (scored["pp"] == 1) & (scored["batch_auto"] == 1)]
+    assert len(mine) == 1
+    for key in ("tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "prefill_instances", "decode_instances"):
+        assert float(mine[key].iloc[0]) == pytest.approx(float(own[key]), rel=1e-9), key
+    result = whatif(spec, {})
+    assert float(result.base["best_tokens_per_s_per_gpu"]) >= float(own["tokens_per_s_per_gpu"]) * (1 - 1e-9)
+    assert plan_text(result.own).startswith("P 10x tp2 mnt8192 + D 3x tp4 b")
+
+
+@pytest.mark.parametrize("knob, values", [("hbm_tbps", [2.0, 3.35, 5.0]), ("peak_scale", [0.5, 1.0, 2.0]),
+                                          ("scaleout_gbitps", [25.0, 100.0, 400.0])])
+def test_the_best_deployment_never_falls_with_more_of_a_resource(knob, values):
+    points = whatif(_deployment(), {knob: values}).points.sort_values(knob)
+    best = points["best_tokens_per_s_per_gpu"].to_numpy()
+    assert np.isfinite(best).all() and (points["phase"] == 3).all()
+    assert (np.diff(best) >= -1e-9 * best[:-1]).all(), best
+    # every point's split fits its GPUs
+    used = (points["prefill_instances"] * points["prefill_tp"] * points["prefill_pp"] * points["prefill_dp"]
+            + points["decode_instances"] * points["tp"] * points["pp"] * points["dp"] + points["idle_gpus"])
+    np.testing.assert_allclose(used, points["num_gpus"])
+
+
+def test_a_deployments_bottleneck_is_the_side_that_bounds_its_requests():
+    result = whatif(_deployment(), {"scaleout_gbitps": [0.5, 400.0]})
+    slow, fast = (result.points.sort_values("scaleout_gbitps").iloc[i] for i in (0, 1))
+    # at half a Gbit/s no split moves the prompts' KV caches as fast as the instances make and take them
+    assert bottleneck(slow)["bottleneck"] == "kv_link" and float(slow["bound_by"]) in (2.0, 3.0)
+    assert float(slow["best_tokens_per_s_per_gpu"]) < 0.5 * float(fast["best_tokens_per_s_per_gpu"])
+    bound = result.bound
+    assert bound["bottleneck"] in ("prefill_instances", "decode_instances") and bound["bottleneck"] in BOTTLENECKS
+    base = result.base
+    prefill = float(base["prefill_instances"]) * float(base["prefill_requests_per_s"])
+    decode = float(base["decode_instances"]) * float(base["decode_requests_per_s"])
+    side = "prefill_instances" if prefill <= decode else "decode_instances"
+    assert bound["bottleneck"] == side and f"= {prefill:.4g} requests/s" in bound["explanation"]
+    assert bound["shares"] == {} and "KV transfer" in bound["explanation"]
+
+
+def test_a_deployment_at_an_offered_rate_takes_the_fewest_gpus_within_the_ttft_bound(tmp_path):
+    from dse.whatif import LOAD_GPU_COUNTS, _score, _scenario, report_renderables, serving_space
+
+    scenario = _deployment(request_rate=10.0)
+    result = whatif(scenario, {"hbm_tbps": [3.35, 8.0]}, max_ttft_ms=1500.0)
+    pts = result.points
+    assert (pts["best_ttft_ms"] <= 1500.0).all() and (pts["phase"] == 3).all()
+    np.testing.assert_allclose(pts["best_tokens_per_s"], 10.0 * 500, rtol=1e-9)
+    space = serving_space(_scenario(scenario), list(LOAD_GPU_COUNTS), max_ttft_ms=1500.0)
+    for _, row in pts.iterrows():
+        fewer = [n for n in LOAD_GPU_COUNTS if n < row["num_gpus"]]
+        assert _score(space, fewer[-1], {"hbm_tbps": row["hbm_tbps"]})[0] is None
+    text = " ".join(str(getattr(item, "plain", "")) for item in report_renderables(result))
+    assert "fewest GPUs serving 10 requests/s" in text and "(P " in text
+    assert plot_whatif(result, tmp_path)  # a curve over the two bandwidths
+
+
+def test_cli_whatif_of_a_disaggregated_scenario(tmp_path):
+    rec = json.loads(run("whatif", DISAGGREGATED, "--vary", "hbm_tbps=3.35,5", "--json", "--no-plots",
+                         "--out", tmp_path).stdout)
+    assert rec["base"]["phase"] == 3 and rec["bound"]["bottleneck"] in BOTTLENECKS
+    assert rec["own_plan"]["plan"].startswith("P 10x tp2") and rec["own_plan"]["feasible"]
+    assert all(p["best_tokens_per_s_per_gpu"] > 0 and p["decode_instances"] >= 1 for p in rec["points"])

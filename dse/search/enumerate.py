@@ -242,7 +242,9 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     :func:`dse.costmodel.inference.evaluate_inference`): heads and ffn_hidden divisible by tp,
     kv_heads divisible by tp or a multiple of it, layers by pp, tp*pp dividing num_gpus; MoE:
     experts and tp*dp divisible by ep, ep dividing tp or a multiple of it, expert_ffn_hidden by
-    max(tp/ep, 1); dense: ep = 1. Memory is left to the cost model.
+    max(tp/ep, 1); dense: ep = 1. Memory is left to the cost model. With
+    ``parallel.disaggregated`` also its deployments (phase 3, the prefill plan in the
+    ``prefill_*`` columns), or only them when it says ``engines: false``.
     """
     n_gpus = _check_gpus(space, num_gpus)
     par = space.spec.parallel
@@ -260,7 +262,9 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     for key in ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count"):
         rows[key] = np.zeros(len(rows["tp"]), dtype=np.int64)
     if par.disaggregated is not None:
-        rows = {k: np.concatenate([rows[k], v]) for k, v in _deployment_rows(space, n_gpus).items()}
+        deployments = _deployment_rows(space, n_gpus)
+        rows = ({k: np.concatenate([rows[k], v]) for k, v in deployments.items()} if par.disaggregated.engines
+                else deployments)
     return _finish(rows, n_gpus, SERVING_COLUMNS)
 
 
@@ -389,6 +393,10 @@ def no_plan_reason(space: SearchSpace, num_gpus: int) -> str | None:
         return why[0] if why else "no plan passes the checks"
     if len(plan_grid(space, num_gpus)["num_gpus"]):
         return None
+    pre = getattr(space.spec.parallel, "disaggregated", None)
+    if space.kind == "llm_inference" and pre is not None and not pre.engines:
+        return (f"no decode instance of parallel (tp*pp*decode_dp GPUs) beside a prefill instance of "
+                f"parallel.disaggregated (tp*pp*dp GPUs, times its stated instances) fits in {num_gpus} GPUs")
     if space.kind == "llm_inference":
         return (f"no tp*pp of parallel divides {num_gpus} GPUs with tp dividing the model's heads and "
                 "ffn_hidden, pp at most its layers (and, for MoE, an ep of parallel.ep that fits)")

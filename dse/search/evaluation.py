@@ -89,7 +89,7 @@ def _serving_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.
     from ..costmodel.inference import evaluate_inference
 
     base = {k: v for k, v in cols.items() if k != KNOBS_KEY and k not in PREFILL_PLAN}
-    n = len(np.atleast_1d(np.asarray(cols["num_gpus"])))
+    n = max(np.size(v) for k, v in cols.items() if k != KNOBS_KEY)  # plan columns may be scalars, knobs arrays
     dep = np.broadcast_to(np.asarray(cols.get("phase", 0.0), dtype=np.float64), (n,)) == 3.0
     if not dep.any():
         metrics = evaluate_inference(base)

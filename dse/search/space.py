@@ -249,7 +249,8 @@ class PrefillPlansSpace(Spec):
     and ep are the space's); ``instances``, how many prefill instances a deployment has (``auto``:
     the split that serves the most requests; a number: that many, the GPUs left after them to
     decode instances), e.g. more prefill instances than the most-served split for a shorter
-    queue at an offered rate."""
+    queue at an offered rate; ``engines``: whether the space also holds engines that serve whole
+    requests (false: only deployments, as a what-if of a disaggregated scenario searches)."""
 
     tp: Degrees = [1, 2, 4, 8]
     pp: Degrees = [1]
@@ -258,6 +259,7 @@ class PrefillPlansSpace(Spec):
     max_num_tokens: Annotated[list[PositiveInt], Field(min_length=1)] | None = None
     decode_dp: Degrees = [1]
     instances: Annotated[list[PositiveInt | Literal["auto"]], Field(min_length=1)] = ["auto"]
+    engines: bool = True
 
     def instance_counts(self) -> list[int]:
         """The prefill instance counts, ascending; 0 stands for ``auto``."""

@@ -257,6 +257,17 @@ def test_the_serving_grid_holds_deployments_whose_instances_fit_together():
     assert not (serving_grid(space(SERVING), 4)["phase"] == 3).any()  # engines only without the block
 
 
+def test_engines_false_keeps_only_the_deployments():
+    only = {**DISAGGREGATED, "parallel": {**DISAGGREGATED["parallel"],
+                                          "disaggregated": {**DISAGGREGATED["parallel"]["disaggregated"],
+                                                            "engines": False}}}
+    both, alone = serving_grid(space(DISAGGREGATED), 16), serving_grid(space(only), 16)
+    dep = both["phase"] == 3
+    assert (alone["phase"] == 3).all() and len(alone["phase"]) == int(dep.sum()) > 0
+    for key, values in alone.items():  # the same deployments, in the same order
+        np.testing.assert_array_equal(values, both[key][dep], err_msg=key)
+
+
 def test_a_searched_deployment_scores_as_dse_evaluate_scores_its_scenario():
     import dse
 
