@@ -46,7 +46,7 @@ SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv
                 "prefill_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "input_len", "output_len", "spec_tokens", "spec_acceptance",
                 "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
                 "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate", "batch_running",
-                "phase", "input_tokens_per_s", "input_tokens_per_s_per_gpu")
+                "phase", "input_tokens_per_s", "input_tokens_per_s_per_gpu", "num_requests", "finite_run_factor")
 #: Serving ``phase`` codes (disaggregated serving): a whole engine, a prefill or a decode instance
 PHASE_NAMES = {0: "both", 1: "prefill", 2: "decode"}
 #: Serving: bytes per linear-layer weight -> the format's name
@@ -276,6 +276,11 @@ def _decoding_rows(perf: Any, rec: dict[str, Any], serving: dict[str, Any]) -> N
                                                    "the rest wait, in TTFT" if waits and rec["feasible"] else ""))
     perf.add_row("output tokens/s (total)", fmt(rec["tokens_per_s"]))
     perf.add_row("output tokens/s per GPU", fmt(rec["tokens_per_s_per_gpu"]))
+    requests, factor = serving.get("num_requests") or 0, serving.get("finite_run_factor")
+    if requests > 0 and factor is not None and rec["feasible"]:
+        perf.add_row(f"a run of {fmt(requests)} requests, over the steady state",
+                     f"{100 * factor:.1f} %" + (": its replicas drain their last wave at a smaller batch"
+                                                 if factor < 1 - 1e-9 else ""))
 
 
 def render_evaluation(console: Any, rec: dict[str, Any]) -> None:

@@ -178,6 +178,10 @@ def _classify(obj: dict[str, Any], where: str) -> tuple[dict[str, Any], Any]:
     if rate is not None:  # an online case states its offered load in the notes
         obj = {**obj, "inference": {**obj["inference"], "request_rate": rate}}
         row["reason"] = f"request_rate {rate:g} req/s read from the notes"
+    queued = queued_requests(obj)
+    if queued is not None:  # an offline case states its request count in the notes
+        obj = {**obj, "inference": {**obj["inference"], "num_requests": queued}}
+        row["reason"] = f"num_requests {queued} read from the notes"
     try:
         scenario = scenario_from_dict(apply_software(obj))  # also checks the GPU has the precision
     except InputError as err:
@@ -312,6 +316,27 @@ def offered_rate(obj: dict[str, Any]) -> float | None:
     rates = {float(m.group(1)) for m in _RATE.finditer(str(obj.get("notes", "")))}
     rates.discard(0.0)
     return rates.pop() if len(rates) == 1 else None
+
+
+#: An offline run's request count in free text: trtllm-bench's "all N requests queued".
+_QUEUED = re.compile(r"\ball\s+(\d[\d,]*)\s+requests\s+queued\b", re.IGNORECASE)
+
+
+def queued_requests(obj: dict[str, Any]) -> int | None:
+    """The request count of an ``offline_max_throughput`` case whose inference block states none
+    (``num_requests``), from its ``notes`` ("all 3000 requests queued", as the TensorRT-LLM cases
+    write it): a finite run drains its last wave at a smaller batch. None when the notes name no
+    count or several different ones (the case is then predicted at the steady state)."""
+    inference = obj.get("inference")
+    if not isinstance(inference, dict) or inference.get("mode", "offline_max_throughput") != "offline_max_throughput":
+        return None
+    if inference.get("num_requests") is not None or inference.get("phase", "both") != "both":
+        return None
+    if any(inference.get(k) is not None for k in ("concurrency", "request_rate")):
+        return None
+    counts = {int(m.group(1).replace(",", "")) for m in _QUEUED.finditer(str(obj.get("notes", "")))}
+    counts.discard(0)
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _kind(obj: dict[str, Any]) -> str:

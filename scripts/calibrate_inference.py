@@ -43,7 +43,7 @@ from dse.costmodel.inference import evaluate_inference  # noqa: E402
 from dse.hardware import resolve_hardware  # noqa: E402
 from dse.scenario import load_jsonl, scenario_from_dict  # noqa: E402
 from dse.sources import apply_software  # noqa: E402
-from dse.validate import METRICS  # noqa: E402
+from dse.validate import METRICS, queued_requests  # noqa: E402
 from dse.workloads.inference import CALIBRATION_KEYS, inference_columns  # noqa: E402
 from calibrate import set_values  # noqa: E402  (scripts/calibrate.py, same folder)
 
@@ -69,6 +69,9 @@ def load_cases(path: Path, reliability: str | None = None) -> pd.DataFrame:
             continue
         if reliability is not None and case.get("reliability") != reliability:
             continue
+        queued = queued_requests(case)  # an offline run's size, as dse validate reads it
+        if queued is not None:
+            case = {**case, "inference": {**case["inference"], "num_requests": queued}}
         scenario = scenario_from_dict(apply_software(case))
         hw = resolve_hardware(scenario.cluster, scenario.precision)
         row = inference_columns(scenario)

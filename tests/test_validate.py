@@ -372,3 +372,17 @@ def test_a_memory_figure_in_bytes_is_an_error_that_says_so(tmp_path):
     row = cases.iloc[0]
     assert row["status"] == "error"
     assert "memory_per_gpu_gib is in GiB (2^30 bytes)" in row["reason"] and "82.4 GiB" in row["reason"]
+
+
+def test_an_offline_cases_request_count_is_read_from_its_notes():
+    from dse.validate import queued_requests
+
+    case = {"inference": {"input_len": 128, "output_len": 128, "mode": "offline_max_throughput"},
+            "notes": "trtllm-bench offline max-throughput (all 3,000 requests queued; in-flight batching)"}
+    assert queued_requests(case) == 3000
+    assert queued_requests({**case, "notes": "all requests queued at once"}) is None
+    assert queued_requests({**case, "notes": "all 1000 requests queued ... all 1500 requests queued"}) is None
+    stated = {**case, "inference": {**case["inference"], "num_requests": 10}}
+    assert queued_requests(stated) is None  # the field wins
+    online = {**case, "inference": {**case["inference"], "mode": "online"}}
+    assert queued_requests(online) is None

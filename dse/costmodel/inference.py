@@ -129,6 +129,17 @@ the deployment's, shared by its replicas) is scored on a second array axis and t
 throughput-maximising one is kept, as an offline max-throughput benchmark's engine fills its KV
 cache. No Python loop runs over configurations.
 
+**A finite offline run** (``num_requests`` N > 0, an engine offline): the steady state above is
+what a long run serves. A benchmark of N requests queued at once gives each of the dp replicas
+n = N / dp of them; in-flight batching of equal requests runs them in waves (sequences freed
+together, refilled together): k = floor(n / B) full waves at the batch B chosen above, then one
+of the r = n - k B left at batch r, whose step reads the same weights for fewer tokens. The run
+takes ``k T(B) + T(r)`` with ``T(b) = b O / (tokens/s of a replica at batch b)`` (the model
+again, at batch r), so its tokens/s are the steady state's times ``n T(B) / (B (k T(B) + T(r)))``
+(``finite_run_factor``, 1 when r = 0), its power the time-weighted mean of the two; a share
+that fits at once (k = 0) is scored at batch n throughout. Attention data parallelism splits a
+run over many replicas, each with a short queue: the drain costs it most.
+
 **Disaggregated serving** (``phase``): a decode instance (2) runs iterations of decode tokens
 only, one per sequence in flight (requests arrive with their prompt's KV, so the cache and the
 reads are as above), TTFT being one iteration; a prefill instance (1) runs iterations of
@@ -223,6 +234,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                            "shared by the dp replicas); 0 = none"),
     "request_rate": (0.0, "offered requests/s for the whole deployment (online serving): the engine "
                           "runs the mean batch that serves it; 0 = offline (throughput-maximising batch)"),
+    "num_requests": (0.0, "requests of a finite offline run, all queued at its start (each replica drains "
+                          "its last wave at a smaller batch); 0 = the steady state"),
     "kv_bytes": (2.0, "bytes per KV-cache element (1 for an FP8 KV cache)"),
     "head_bytes": (2.0, "bytes per weight of the embedding and LM head (FP8/FP4 checkpoints keep "
                         "them 16-bit)"),
@@ -404,12 +417,58 @@ def evaluate_inference(batch: Mapping[str, Any], outputs: Sequence[str] | None =
     for start in range(0, n, CHUNK):
         stop = min(start + CHUNK, n)
         chunk = {k: (v[start:stop] if v.ndim and v.shape[0] == n else v) for k, v in c.items()}
-        part = _evaluate(chunk, stop - start, detail)
+        part = _finite_run(chunk, _evaluate(chunk, stop - start, detail), stop - start)
         if not out:
             out = {k: np.empty(n) for k in (part if outputs is None else outputs)}
         for k, v in out.items():
             v[start:stop] = part[k]
     return out
+
+
+#: Outputs that are rates of the whole run (a finite run's factor scales them).
+RUN_RATES = ("tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "samples_per_s", "input_tokens_per_s",
+             "input_tokens_per_s_per_gpu", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu")
+
+
+def _finite_run(c: Mapping[str, Any], out: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    """A finite offline run of ``num_requests`` (see "A finite offline run" in the module
+    docstring): the steady-state ``out`` of the rows that run one, re-scored as k full waves at
+    their batch and a last wave at the batch of the requests left; ``finite_run_factor`` (the
+    run's tokens/s over the steady state's) for every row, 1 where there is no finite run."""
+    N = np.broadcast_to(np.asarray(c.get("num_requests", 0.0), dtype=np.float64), (n,))
+    col = lambda k: np.broadcast_to(np.asarray(c[k], dtype=np.float64), (n,))  # noqa: E731
+    run = ((N > 0) & (col("phase") == 0) & (col("request_rate") <= 0) & (col("concurrency") <= 0)
+           & (out["feasible"] > 0) & (out["batch"] > 0) & (out["tokens_per_s"] > 0))
+    if not run.any():
+        return out
+    replicas = np.maximum(col("dp"), 1.0)
+    share = N / replicas  # requests of one replica
+    B = out["batch"]
+    waves = np.where(run, np.floor(share / B + 1e-9), 0.0)
+    rest = np.where(run, np.where(waves > 0, share - waves * B, share), 0.0)
+    last = run & (rest > 1e-9)
+    if not last.any():
+        return out
+    tail = _evaluate({**c, "batch": np.where(last, rest, col("batch"))}, n)
+    # the last wave's time over a full wave's, T(r) / T(B) = r x tokens/s(B) / (B x tokens/s(r)),
+    # so that the run takes k + ratio full waves and serves n / (B (k + ratio)) of the steady state
+    ratio = np.where(last, rest * out["tokens_per_s"] / np.maximum(B * tail["tokens_per_s"], 1e-300), 0.0)
+    factor = np.where(last & (waves > 0), share / np.maximum(B * (waves + ratio), 1e-300), 1.0)
+    alone = last & (waves == 0)  # the whole share at once: the run is that batch's
+    result = {k: np.where(alone, tail[k], v) if k in tail else v for k, v in out.items()}
+    scaled = last & (waves > 0)
+    for key in RUN_RATES:
+        result[key] = np.where(scaled, out[key] * factor, result[key])
+    watts = np.where(scaled, (waves * out["power_per_gpu_w"] + ratio * tail["power_per_gpu_w"])
+                     / np.maximum(waves + ratio, 1e-300), result["power_per_gpu_w"])
+    per_gpu = np.maximum(result["tokens_per_s_per_gpu"], 1e-30)
+    result["power_per_gpu_w"] = watts
+    result["energy_per_token_j"] = np.where(scaled, watts / per_gpu, result["energy_per_token_j"])
+    result["cost_per_mtok_usd"] = np.where(scaled, col("price_per_gpu_hour") / 3600.0 / per_gpu * 1e6,
+                                           result["cost_per_mtok_usd"])
+    result["finite_run_factor"] = np.where(alone, tail["tokens_per_s"] / np.maximum(out["tokens_per_s"], 1e-300),
+                                           factor)
+    return result
 
 
 def evaluate_inference_detail(batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -1131,6 +1190,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "cost_per_mtok_usd": c["price_per_gpu_hour"] / 3600.0 / np.maximum(per_gpu, 1e-30) * 1e6,
         "infeasible_mask": mask.astype(np.float64),
         "ep_load_imbalance": np.where(is_moe, imb, 1.0),
+        "finite_run_factor": 1.0 + zero,  # a steady state; _finite_run scores finite runs
     }
     out["exposed_comm_s"] = out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
     out["feasible"] = (mask == 0).astype(np.float64)

@@ -122,6 +122,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "max_batch": float(spec.max_batch or inf.INFERENCE_COLUMNS["max_batch"][0]),
         "concurrency": float(spec.concurrency or 0),
         "request_rate": float(spec.request_rate or 0),
+        "num_requests": float(spec.num_requests or 0),
         "kv_bytes": KV_CACHE_BYTES[spec.kv_cache_dtype] if spec.kv_cache_dtype else kvb,
         "head_bytes": max(ab, 2.0),
         "window_scope": WINDOW_SCOPE[spec.window_scope],

@@ -888,3 +888,63 @@ def test_single_batch_overlap_hides_the_combine_under_the_down_gemm_and_shared_e
         "inference": {"input_len": 4096, "output_len": 100, "phase": "decode", "batch": 256,
                       "moe_dispatcher": "deepep", "two_batch_overlap": True}})), "sbo": 1.0})
     assert both == tbo
+
+
+# ---------------------------------------------------------------------------- a finite offline run
+def test_a_finite_run_drains_its_last_wave_at_a_smaller_batch():
+    """N requests over dp replicas: each runs k full waves at the chosen batch B and one of the r
+    left at batch r; the run's tokens/s are n O / (k T(B) + T(r)) per replica, T(b) = b O over a
+    replica's tokens/s at batch b (the model at a fixed batch)."""
+    cols = columns(model="llama3.1-8b", tp=1, num_gpus=4, input_len=1024, output_len=1024)
+    cols["dp"] = 4.0
+    steady = one(cols)
+    B, O = steady["batch"], 1024.0
+    r = 37.0
+    N = 4 * (2 * B + r)  # two full waves and 37 requests more per replica
+    run = one(cols, num_requests=N)
+    last = one(cols, batch=r)
+    t_full, t_last = B * O * 4 / steady["tokens_per_s"], r * O * 4 / last["tokens_per_s"]
+    expected = 4 * (2 * B + r) * O / (2 * t_full + t_last)
+    assert run["tokens_per_s"] == pytest.approx(expected, rel=1e-9)
+    assert run["finite_run_factor"] == pytest.approx(expected / steady["tokens_per_s"], rel=1e-9)
+    assert 0.5 < run["finite_run_factor"] < 1.0
+    assert run["tokens_per_s_per_gpu"] == pytest.approx(expected / 4, rel=1e-9)
+    # the latencies are the full waves' (most of the run); power is the time-weighted mean
+    assert run["itl_ms"] == steady["itl_ms"] and run["batch"] == B
+    watts = (2 * t_full * steady["power_per_gpu_w"] + t_last * last["power_per_gpu_w"]) / (2 * t_full + t_last)
+    assert run["power_per_gpu_w"] == pytest.approx(watts, rel=1e-9)
+    assert run["energy_per_token_j"] == pytest.approx(watts / run["tokens_per_s_per_gpu"], rel=1e-9)
+
+
+def test_a_run_of_whole_waves_is_the_steady_state_and_a_short_one_runs_at_its_share():
+    cols = columns(model="llama3.1-8b", tp=1, num_gpus=2, input_len=1024, output_len=1024)
+    cols["dp"] = 2.0
+    steady = one(cols)
+    whole = one(cols, num_requests=2 * 3 * steady["batch"])
+    for key in ("tokens_per_s", "itl_ms", "ttft_ms", "power_per_gpu_w", "batch"):
+        assert whole[key] == steady[key], key
+    assert whole["finite_run_factor"] == 1.0 and steady["finite_run_factor"] == 1.0
+    short = one(cols, num_requests=2 * 40)  # 40 a replica, all at once
+    at40 = one(cols, batch=40)
+    for key in ("tokens_per_s", "itl_ms", "ttft_ms", "batch", "memory_per_gpu_bytes"):
+        assert short[key] == at40[key], key
+    assert short["finite_run_factor"] == pytest.approx(at40["tokens_per_s"] / steady["tokens_per_s"], rel=1e-12)
+    # online runs and instances have no finite run: the column is ignored there
+    online = one(cols, num_requests=80, request_rate=5.0)
+    assert online["finite_run_factor"] == 1.0
+    assert online["tokens_per_s"] == one(cols, request_rate=5.0)["tokens_per_s"]
+
+
+@PROPERTY
+@given(configs, st.sampled_from([1, 10, 100, 1000, 1500, 3000, 30000]))
+def test_a_finite_run_never_beats_the_steady_state_and_a_long_one_reaches_it(rows, requests):
+    cols = stack(rows)
+    cols["concurrency"] = np.zeros(len(rows))  # offline engines
+    steady = evaluate_inference(cols)
+    run = evaluate_inference({**cols, "num_requests": np.full(len(rows), float(requests))})
+    ok = steady["feasible"] > 0
+    assert (run["tokens_per_s"][ok] <= steady["tokens_per_s"][ok] * (1 + 1e-9)).all()
+    assert ((run["finite_run_factor"] > 0) & (run["finite_run_factor"] <= 1 + 1e-9)).all()
+    assert np.isfinite(run["tokens_per_s"]).all() and np.isfinite(run["energy_per_token_j"]).all()
+    long = evaluate_inference({**cols, "num_requests": np.full(len(rows), 1e7)})
+    assert (long["tokens_per_s"][ok] >= 0.99 * steady["tokens_per_s"][ok]).all()
