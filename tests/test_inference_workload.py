@@ -296,3 +296,18 @@ def test_released_presets_state_their_context_window_and_it_holds_their_training
         assert spec.context_len is not None and spec.context_len >= spec.seq_len, name
     assert dse.load_scenario(serving(model="llama3.1-8b")).model.context_len == 131072
     assert all(p.get("context_len") is None or p["context_len"] >= p["seq_len"] for p in presets.values())
+
+
+@pytest.mark.parametrize("extra, needle", [({"request_rate": 2.0}, "request_rate makes it an online run"),
+                                           ({"concurrency": 8}, "concurrency makes it an online run"),
+                                           ({"num_requests": 0}, "inference.num_requests")])
+def test_num_requests_is_the_size_of_an_offline_run(extra, needle):
+    with pytest.raises(dse.InputError, match=needle):
+        dse.load_scenario(serving(**{"num_requests": 1500, **extra}))
+
+
+def test_a_finite_run_is_reported_against_the_steady_state():
+    steady = dse.evaluate(dse.load_scenario(serving())).iloc[0]
+    run = dse.evaluate(dse.load_scenario(serving(num_requests=3))).iloc[0]  # fewer than one wave
+    assert run["finite_run_factor"] < 1.0 and run["batch"] == 3.0
+    assert run["tokens_per_s"] < steady["tokens_per_s"]
