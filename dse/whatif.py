@@ -1122,7 +1122,8 @@ def _deployment_bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.D
     ``memory_capacity`` when more HBM lets a faster deployment fit and is worth at least the most
     elastic other knob; ``shares`` is empty (the deployment's time is its instances', each
     ``dse evaluate`` of the scenario shows them)."""
-    side = DEPLOYMENT_BOUND.get(int(round(_get(row, "bound_by"))), "prefill_instances")
+    code = int(round(_get(row, "bound_by")))
+    side = DEPLOYMENT_BOUND.get(code, "prefill_instances")
     n_p, n_d = _get(row, "prefill_instances"), _get(row, "decode_instances")
     r_p, r_d = _get(row, "prefill_requests_per_s"), _get(row, "decode_requests_per_s")
     gain = rival = math.nan
@@ -1146,9 +1147,8 @@ def _deployment_bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.D
     head = {
         "prefill_instances": "The prefill instances bound this deployment",
         "decode_instances": "The decode instances bound this deployment",
-        "kv_link": ("The KV-cache link bounds this deployment (the prefill GPUs' sends)" if side == "kv_link"
-                    and int(round(_get(row, "bound_by"))) == 2 else
-                    "The KV-cache link bounds this deployment (the decode GPUs' receives)"),
+        "kv_link": ("The KV-cache link bounds this deployment (the "
+                    + ("prefill GPUs' sends)" if code == 2 else "decode GPUs' receives)")),
         "memory_capacity": "Memory capacity bounds this deployment",
     }[name]
     idle = _get(row, "idle_gpus")
