@@ -1085,12 +1085,7 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
         return text
 
     listing = ", ".join(item(k) for k in ranked[:5])
-    memory = (f"memory {mem / GIB:.1f} of {hbm / GIB:.0f} GiB per GPU ({_pct(mem_frac)})"
-              if math.isfinite(mem_frac) else "memory unknown")
-    if math.isfinite(gain):
-        more = f"{100 * step:.0f} % more HBM"
-        memory += (f", and {more} lets a plan {100 * gain:.1f} % faster fit" if gain > CAPACITY_GAIN
-                   else f", but {more} would not let a faster plan fit")
+    memory = _memory_text(mem, hbm, gain, step, "plan")
     head = {
         "compute": "Compute (peak FLOP/s) bounds this plan",
         "memory_bandwidth": "HBM bandwidth bounds this plan",
@@ -1114,6 +1109,18 @@ def bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | N
     explanation = f"{head}: of the {step_text}, {listing}; {memory}."
     return {"shares": shares, "largest_share": largest, "memory_fraction": mem_frac, "capacity_gain": gain,
             "placement": where, "bottleneck": name, "explanation": explanation}
+
+
+def _memory_text(mem: float, hbm: float, gain: float, step: float, what: str, where: str = "") -> str:
+    """The bottleneck sentence's memory part: use of HBM (bytes of ``hbm``) and, with a
+    sensitivity, whether ``step`` more HBM lets a faster ``what`` (plan, deployment) fit."""
+    text = (f"memory {mem / GIB:.1f} of {hbm / GIB:.0f} GiB per GPU{where} ({_pct(mem / hbm)})"
+            if hbm > 0 and math.isfinite(mem / hbm) else "memory unknown")
+    if math.isfinite(gain):
+        more = f"{100 * step:.0f} % more HBM"
+        text += (f", and {more} lets a {what} {100 * gain:.1f} % faster fit" if gain > CAPACITY_GAIN
+                 else f", but {more} would not let a faster {what} fit")
+    return text
 
 
 def _deployment_bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.DataFrame | None) -> dict[str, Any]:
@@ -1159,12 +1166,7 @@ def _deployment_bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.D
     ttft = (f"a request's first token waits " + (f"{_n(1e3 * wait, 3)} ms in the prefill queue, " if wait > 0 else "")
             + f"{_n(1e3 * _get(row, 'prefill_prompt_s'), 3)} ms for its prompt and "
             f"{_n(1e3 * _get(row, 'kv_transfer_s'), 3)} ms for its KV transfer")
-    memory = (f"memory {mem / GIB:.1f} of {hbm / GIB:.0f} GiB per GPU on the fuller instance ({_pct(mem_frac)})"
-              if math.isfinite(mem_frac) else "memory unknown")
-    if math.isfinite(gain):
-        more = f"{100 * step:.0f} % more HBM"
-        memory += (f", and {more} lets a deployment {100 * gain:.1f} % faster fit" if gain > CAPACITY_GAIN
-                   else f", but {more} would not let a faster deployment fit")
+    memory = _memory_text(mem, hbm, gain, step, "deployment", " on the fuller instance")
     lever = (f"; of the knobs, {RESOURCE[best_knob]} ({best_knob}) helps most (elasticity {rival:+.3f})"
              if best_knob is not None and rival > 0 else "")
     explanation = f"{head}: {sides}; {ttft}; {memory}{lever}."
