@@ -210,3 +210,20 @@ def test_validation_figure_counts_one_case_in_the_singular():
     with mpl.rc_context(RC):
         texts = [t.get_text() for t in plot_validation(cases).findobj(Text)]
     assert "1 case" in texts and "2 cases" in texts and "1 cases" not in texts
+
+
+def test_fig8_fronts_and_the_kv_link(tmp_path):
+    run_script("fig8_disaggregated.py", tmp_path, "--quick")
+    assert_outputs(tmp_path, "fig8_disaggregated")
+    data = pd.read_csv(tmp_path / "fig8_disaggregated.csv")
+    fronts = data[data["panel"] == "front"]
+    assert set(zip(fronts["gpu"], fronts["kind"])) == {(g, k) for g in ("H100", "H200") for k in ("engines", "deployments")}
+    for _, curve in fronts.groupby(["gpu", "kind"]):  # a staircase: more throughput only at a longer ITL
+        curve = curve.sort_values("itl_ms")
+        assert curve["tokens_per_s_per_gpu"].is_monotonic_increasing and curve["itl_ms"].is_monotonic_increasing
+    link = data[(data["panel"] == "link") & (data["kind"] == "deployments")]
+    for _, curve in link.groupby("gpu"):  # a faster NIC never lowers the best deployment
+        assert curve.sort_values("scaleout_gbitps")["tokens_per_s_per_gpu"].is_monotonic_increasing
+        assert (curve["itl_ms"] <= 40.0 + 1e-9).all()
+    finding = json.loads((tmp_path / "findings.json").read_text())["fig8_disaggregated"]
+    assert "Gbit/s" in finding and finding.endswith(".")
