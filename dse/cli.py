@@ -134,9 +134,11 @@ def evaluate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
     trace: Path | None = typer.Option(None, "--trace", help="Write the two-stream schedule as a Chrome/Perfetto "
                                       "trace (JSON; open it in ui.perfetto.dev): one training iteration or DLRM "
-                                      "step, or a serving request's prefill and first decode steps."),
+                                      "step, or a serving request's prefill and first decode steps (a "
+                                      "disaggregated deployment: FILE.prefill.json and FILE.decode.json)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the time breakdown and the stream timeline "
-                                     "(PNG and PDF) into this folder."),
+                                     "(PNG and PDF) into this folder (a disaggregated deployment: its prefill "
+                                     "and decode subfolders)."),
 ) -> None:
     """Evaluate one scenario: throughput, MFU, memory per GPU and where the time goes."""
     from .errors import InputError
@@ -182,32 +184,7 @@ def evaluate(
         fixes = memory_remedies(spec, row=row.to_dict())
         if fixes:
             rec["fits_with"] = [asdict(f) for f in fixes]
-    written: list[Path] = []
-    if trace is not None or plot is not None:
-        from .trace import chrome_trace, scenario_trace
-
-        try:
-            events, meta = scenario_trace(spec)
-        except InputError as err:
-            _bad_input(err, label)
-        for option, path in (("--trace", trace), ("--plot", plot)):
-            if path is None:
-                continue
-            try:
-                if option == "--trace":
-                    from .search.results import write_json
-
-                    written.append(write_json(chrome_trace(events, meta), path))
-                else:
-                    from .trace_plot import plot_breakdown, plot_timeline
-
-                    written += plot_breakdown(meta["breakdown"], path, meta=meta) + plot_timeline(events, meta, path)
-            except InputError as err:
-                _bad_input(err, str(path))
-            except OSError as err:  # a write, not a read: name the option and the path
-                blocked = getattr(err, "errno", None) in (17, 20)
-                _fail(f"{option} {path}: cannot write: {getattr(err, 'strerror', None) or err}"
-                      + (" (a file is in the way of a folder in the path)" if blocked else ""))
+    written = _drawings(spec, label, trace, plot)
     if as_json:
         if written:
             rec["files"] = [str(p) for p in written]
@@ -218,29 +195,69 @@ def evaluate(
             typer.echo(f"wrote {path}")
 
 
+def _drawings(spec: Any, label: str, trace: Path | None, plot: Path | None) -> list[Path]:
+    """Write the Chrome/Perfetto trace (``--trace FILE``) and the breakdown and timeline plots
+    (``--plot DIR``) of one scenario's schedule; the paths written."""
+    written: list[Path] = []
+    if trace is None and plot is None:
+        return written
+    from .errors import InputError
+    from .trace import chrome_trace, scenario_trace
+
+    try:
+        events, meta = scenario_trace(spec)
+    except InputError as err:
+        _bad_input(err, label)
+    for option, path in (("--trace", trace), ("--plot", plot)):
+        if path is None:
+            continue
+        try:
+            if option == "--trace":
+                from .search.results import write_json
+
+                written.append(write_json(chrome_trace(events, meta), path))
+            else:
+                from .trace_plot import plot_breakdown, plot_timeline
+
+                written += plot_breakdown(meta["breakdown"], path, meta=meta) + plot_timeline(events, meta, path)
+        except InputError as err:
+            _bad_input(err, str(path))
+        except OSError as err:  # a write, not a read: name the option and the path
+            blocked = getattr(err, "errno", None) in (17, 20)
+            _fail(f"{option} {path}: cannot write: {getattr(err, 'strerror', None) or err}"
+                  + (" (a file is in the way of a folder in the path)" if blocked else ""))
+    return written
+
+
 def _evaluate_deployment(spec: Any, row: Any, rec: dict[str, Any], label: str, as_json: bool,
                          trace: Path | None, plot: Path | None) -> None:
     """``dse evaluate`` of a disaggregated deployment: its figures, then each kind of instance at
-    its operating point (evaluated as a scenario of phase prefill or decode)."""
+    its operating point (evaluated as a scenario of phase prefill or decode). ``--trace FILE``
+    writes each instance's schedule beside FILE (``FILE.prefill.json``, ``FILE.decode.json``
+    for ``FILE.json``), ``--plot DIR`` its drawings in ``DIR/prefill`` and ``DIR/decode``."""
     from .api import evaluate as evaluate_scenarios
     from .report import deployment_record, evaluation_record, render_deployment
     from .workloads.inference import deployment_instances
 
-    if trace is not None or plot is not None:
-        _fail(f"{'--trace' if trace is not None else '--plot'}: a disaggregated deployment has two kinds of "
-              "instance; evaluate one of them (inference.phase: prefill or decode, its plan and GPUs) to draw it")
     rec["deployment"] = deployment_record(row)
     for key in ("breakdown", "attention"):
         rec.pop(key, None)
     instances = {}
+    written: list[Path] = []
     for side, scenario in zip(("prefill", "decode"), deployment_instances(spec, row)):
         one = evaluate_scenarios(scenario, explain=True).iloc[0]
         instances[side] = evaluation_record(one, source=label)
+        written += _drawings(scenario, label, None if trace is None else trace.with_name(
+            f"{trace.stem}.{side}{trace.suffix or '.json'}"), None if plot is None else plot / side)
     rec["instances"] = instances
     if as_json:
+        if written:
+            rec["files"] = [str(p) for p in written]
         typer.echo(json.dumps(rec, indent=2, allow_nan=False))
     else:
         render_deployment(_console(), rec, instances)
+        for path in written:
+            typer.echo(f"wrote {path}")
 
 
 @app.command()

@@ -420,8 +420,10 @@ def inference_breakdown(row: dict[str, float]) -> dict[str, Any]:
     # a power limit below the datasheet's stretches every iteration (prefill and decode alike)
     stretch = row["iteration_time_s"] / max(row["iteration_time_s"] - row.get("time_power_cap_s", 0.0), 1e-300)
     bars = []
-    for label, prefix, times in (("prefill\n(TTFT)", "prefill", p * row["detail_prefill_chunks"]),
-                                 ("decode step\n(ITL)", "decode", p)):
+    sides = [("prefill\n(TTFT)", "prefill", p * row["detail_prefill_chunks"])]
+    if row.get("phase") != 1.0:  # a prefill instance decodes nothing
+        sides.append(("decode step\n(ITL)", "decode", p))
+    for label, prefix, times in sides:
         d = {op: times * row[f"detail_{prefix}_{op}"] * 1e3 for op in STAGE_OPS}
         d["queue"] = row.get("detail_queue_s", 0.0) * 1e3 if prefix == "prefill" else 0.0
         bars.append(_bar(label, [("waiting for room (token budget)", "queue", d["queue"]),
@@ -560,7 +562,8 @@ def _inference_trace(spec, base):
     ttft, itl, it = row["ttft_ms"] / 1e3, row["itl_ms"] / 1e3, row["iteration_time_s"]
     tokens = max(int(round(row["output_len"])) - 1, 0)  # output tokens after the first
     per_step = row["spec_gain"]  # tokens a decode step emits (more than one with drafts)
-    decode_total = int(math.ceil(tokens / per_step - 1e-9)) if tokens else 0
+    prefill_only = row.get("phase") == 1.0  # a prefill instance: the prompt, then its KV ships out
+    decode_total = int(math.ceil(tokens / per_step - 1e-9)) if tokens and not prefill_only else 0
     steps = min(DECODE_STEPS, decode_total)
     events = inference_schedule(row, steps)
     chunks = int(round(row["detail_prefill_chunks"]))
@@ -571,8 +574,13 @@ def _inference_trace(spec, base):
         "batch": row["batch"], "input_len": row["input_len"], "output_len": row["output_len"],
         "prefill_iterations": chunks, "decode_steps_shown": steps, "decode_steps_total": decode_total,
         "trace_end_s": ttft + steps * itl * per_step,
-        "totals_s": {"ttft": ttft, "itl": itl, "request": ttft + tokens * itl},
-        "layout": (f"one request on one GPU of a loaded engine ({int(row['batch'])} sequences in flight per "
+        "totals_s": {"ttft": ttft, "itl": itl, "request": ttft + (0 if prefill_only else tokens) * itl},
+        "phase": {0.0: "engine", 1.0: "prefill instance", 2.0: "decode instance"}.get(row.get("phase", 0.0), "engine"),
+        "layout": (f"one prompt on one GPU of a loaded prefill instance: its {chunks} iteration(s) of up to "
+                   f"{int(round(row['detail_chunk_tokens']))} prompt tokens each (= TTFT; its KV cache then ships "
+                   "to a decode instance, which emits the other tokens); the first iteration op by op for the first "
+                   "pipeline microbatch" if prefill_only else
+                   f"one request on one GPU of a loaded engine ({int(row['batch'])} sequences in flight per "
                    + ("replica): its first token (one decode iteration: a decode instance's prompts were "
                       "prefilled elsewhere; = TTFT)" if row.get("phase") == 2.0 else
                       f"replica): its prefill ({chunks} iteration(s) carrying {int(round(row['detail_chunk_tokens']))} "

@@ -107,6 +107,10 @@ def _top_title(meta: dict[str, Any], total: float) -> str:
         from .report import fmt
 
         u, g = _unit(meta["itl_s"])
+        if meta.get("phase") == "prefill instance":
+            v, h = _unit(meta["ttft_s"])
+            n = int(meta["prefill_iterations"])
+            return f"TTFT {fmt(meta['ttft_s'] * h, 3)} {v}: the prompt's {n} iteration{'s' * (n != 1)}"
         return (f"TTFT {fmt(meta['ttft_s'] * g, 3)} {u}, then {meta['decode_steps_shown']}/"
                 f"{meta['decode_steps_total']} decode steps × ITL {fmt(meta['itl_s'] * g, 3)} {u}")
     if kind in ("dlrm_train", "dlrm_inference"):
@@ -171,6 +175,8 @@ def plot_timeline(events: list[Event], meta: dict[str, Any], out_dir: str | Path
 def _suptitle(meta: dict[str, Any]) -> str:
     what = {"llm_inference": "serving", "dlrm_train": "training", "dlrm_inference": "inference",
             "vit_train": "training", "vit_inference": "inference", "llm_train": ""}.get(meta.get("kind", ""), "")
+    if meta.get("phase") in ("prefill instance", "decode instance"):
+        what = meta["phase"]
     model = str(meta.get("model", ""))
     if len(model) > 28:
         model = model[:27] + "…"

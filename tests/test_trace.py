@@ -18,7 +18,7 @@ from dse.trace import COMM, COMPUTE, chrome_trace, scenario_trace
 ROOT = Path(__file__).resolve().parents[1]
 DSE = Path(sys.executable).parent / "dse"
 #: the shipped scenarios a trace draws: one engine or training run (a disaggregated deployment has two
-#: kinds of instance, each drawn as a scenario of its own phase: dse evaluate refuses --trace for it)
+#: kinds of instance, each drawn as a scenario of its own phase: dse evaluate --trace writes one each)
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if "phase: disaggregated" not in p.read_text())
 
 
@@ -430,3 +430,32 @@ def test_a_training_row_breakdown_draws_the_overlap_slowdown_as_its_own_part(tmp
     assert serialized["compute"] == overlapped["compute"] == row["time_compute_s"]
     assert sum(overlapped.values()) == pytest.approx(row["iteration_time_s"], rel=1e-9)
     assert {p.name for p in plot_breakdown(row, tmp_path)} == {"breakdown.png", "breakdown.pdf"}
+
+
+def test_a_deployments_instances_are_drawn_each_as_its_own_phase(tmp_path):
+    """A prefill instance's trace is its prompt's iterations (= TTFT, no decode steps); a decode
+    instance's starts with one decode iteration (its TTFT) and then decodes; dse evaluate
+    --trace/--plot writes one of each beside the path given."""
+    from dse.workloads.inference import deployment_instances
+
+    spec = dse.load_scenario(ROOT / "scenarios" / "llama3_70b_disaggregated_h100.yaml")
+    row = dse.evaluate(spec).iloc[0]
+    prefill, decode = deployment_instances(spec, row)
+    events, meta = scenario_trace(prefill)
+    ttft = dse.evaluate(prefill).iloc[0]["ttft_ms"] / 1e3
+    assert meta["phase"] == "prefill instance" and meta["decode_steps_total"] == 0
+    assert {e.phase for e in events} == {"prefill"}
+    assert max(e.end for e in events) == pytest.approx(ttft, rel=1e-6) == meta["trace_end_s"]
+    assert [b["label"] for b in meta["breakdown"]["bars"]] == ["prefill\n(TTFT)"]
+    events, meta = scenario_trace(decode)
+    assert meta["phase"] == "decode instance" and meta["decode_steps_shown"] == 3
+    result = subprocess.run([str(DSE), "evaluate", str(ROOT / "scenarios" / "llama3_70b_disaggregated_h100.yaml"),
+                             "--trace", str(tmp_path / "t.json"), "--plot", str(tmp_path / "plots"), "--json"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    files = json.loads(result.stdout)["files"]
+    for side in ("prefill", "decode"):
+        assert str(tmp_path / f"t.{side}.json") in files
+        trace = json.loads((tmp_path / f"t.{side}.json").read_text())
+        assert trace["traceEvents"] and f"{side} instance" in trace["otherData"]["scenario"]
+        assert (tmp_path / "plots" / side / "timeline.png").stat().st_size > 0
