@@ -3,9 +3,11 @@
 Every point of a what-if scores every plan of the scenario at that hardware in one vectorized
 cost-model call and keeps the best (:func:`dse.whatif.whatif`). This times a 5 x 4 grid of two
 knobs for a training scenario (Llama-2-70B on 1,024 H100s: scale-out bandwidth x NVLink domain), a
-serving scenario (Llama-3.1-70B FP8 on 8 H100s within a 50 ms ITL: HBM capacity x bandwidth) and
-a DLRM (MAD-Max's DLRM-A on ZionEX-128: scale-out bandwidth x GPUs per server), best of 3 after a
-warm-up, the sensitivity and bottleneck included. The last line printed is one JSON object.
+serving scenario (Llama-3.1-70B FP8 on 8 H100s within a 50 ms ITL: HBM capacity x bandwidth), a
+disaggregated deployment (scenarios/llama3_70b_disaggregated_h100.yaml, 32 H100s within a 40 ms
+ITL: HBM bandwidth x the NIC that carries the KV caches) and a DLRM (MAD-Max's DLRM-A on
+ZionEX-128: scale-out bandwidth x GPUs per server), best of 3 after a warm-up, the sensitivity and
+bottleneck included. The last line printed is one JSON object.
 
     python benchmarks/bench_whatif.py [--repeat 3]
 """
@@ -33,6 +35,9 @@ SERVING = {"model": "llama3.1-70b", "precision": "fp8", "workload": "inference",
 CASES = {
     "training": (TRAINING, {"scaleout_gbitps": [100, 200, 400, 800, 1600], "nvlink_domain": [8, 16, 36, 72]}, {}),
     "serving": (SERVING, {"hbm_tbps": [2.0, 3.35, 4.8, 6.0, 8.0], "hbm_gb": [40, 80, 141, 192]}, {"max_itl_ms": 50.0}),
+    "disaggregated": (str(ROOT / "scenarios" / "llama3_70b_disaggregated_h100.yaml"),
+                      {"hbm_tbps": [2.0, 3.35, 4.8, 6.0, 8.0], "scaleout_gbitps": [25, 50, 100, 400]},
+                      {"max_itl_ms": 40.0}),
     "dlrm": (str(ROOT / "scenarios" / "dlrm_a_zionex128.yaml"),
              {"scaleout_gbitps": [100, 200, 400, 800, 1600], "gpus_per_node": [4, 8, 16, 32]}, {}),
 }
