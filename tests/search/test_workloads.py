@@ -268,6 +268,16 @@ def test_engines_false_keeps_only_the_deployments():
         np.testing.assert_array_equal(values, both[key][dep], err_msg=key)
 
 
+def test_a_deployments_only_space_too_small_for_any_pair_says_so():
+    from dse.search.enumerate import check_not_empty
+
+    only = {**DISAGGREGATED, "gpus": [2],
+            "parallel": {**DISAGGREGATED["parallel"], "tp": [4, 8],
+                         "disaggregated": {"tp": [2, 4], "engines": False}}}
+    with pytest.raises(InputError, match="beside a prefill instance of parallel.disaggregated"):
+        check_not_empty(space(only))
+
+
 def test_a_searched_deployment_scores_as_dse_evaluate_scores_its_scenario():
     import dse
 
