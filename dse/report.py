@@ -799,6 +799,8 @@ def deployment_record(row: Any) -> dict[str, Any]:
               "decode_ep"):
         rec[k] = _int(row.get(k))
     rec["bound_by"] = BOUND.get(_int(row.get("bound_by")) or 0)
+    rec["prefill_gpu"] = str(row.get("prefill_gpu") or row.get("gpu") or "")
+    rec["decode_gpu"] = str(row.get("gpu") or "")
     return rec
 
 
@@ -810,12 +812,16 @@ def render_deployment(console: Any, rec: dict[str, Any], instances: dict[str, di
     from rich.text import Text
 
     dep = rec["deployment"]
-    title = f"{rec['model']} on {rec['num_gpus']}x {_gpu_text(rec)}, {rec['precision']}"
+    mixed = bool(dep.get("prefill_gpu")) and dep.get("prefill_gpu") != dep.get("decode_gpu")
+    gpus = (f"{rec['num_gpus']} GPUs (prefill {dep['prefill_gpu']}, decode {_gpu_text(rec)})" if mixed
+            else f"{rec['num_gpus']}x {_gpu_text(rec)}")
+    title = f"{rec['model']} on {gpus}, {rec['precision']}"
     console.print(Text(f"{rec['name']}: {title}" if rec.get("name") else title, style="bold"))
 
     def plan(side: str) -> str:
+        noun = f"{dep[side + '_gpu']} GPU" if mixed else "GPU"
         return (f"tp {dep[side + '_tp']} · pp {dep[side + '_pp']} · dp {dep[side + '_dp']} · ep {dep[side + '_ep']} "
-                f"on {_plural(dep[side + '_num_gpus'], 'GPU', 'GPUs')}")
+                f"on {_plural(dep[side + '_num_gpus'], noun, noun + 's')}")
 
     n_p, n_d, idle = dep["prefill_instances"] or 0, dep["decode_instances"] or 0, dep["idle_gpus"] or 0
     serving = rec.get("serving") or {}

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from .errors import FieldProblem, InputError, single
 from .inputs import problems_from, read_document, reject_constant
 from .presets import find_gpu, find_model, model_preset, model_table, gpu_table
-from .specs import IGNORED_CASE_KEYS, Scenario
+from .specs import IGNORED_CASE_KEYS, ClusterSpec, Scenario
 
 
 def load_scenario(source: str | Path | dict[str, Any]) -> Scenario:
@@ -98,6 +98,12 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
         problems.append(FieldProblem("cluster.gpu", repr(cluster["gpu"]),
                                      f"unknown GPU{_did_you_mean(cluster['gpu'], 'gpu')}; allowed: "
                                      f"{', '.join(gpu_table())}"))
+    prefill = inference.get("prefill") if isinstance(inference, dict) else None
+    prefill_gpu = prefill.get("gpu") if isinstance(prefill, dict) else None
+    if isinstance(prefill_gpu, str) and find_gpu(prefill_gpu) is None:
+        problems.append(FieldProblem("inference.prefill.gpu", repr(prefill_gpu),
+                                     f"unknown GPU{_did_you_mean(prefill_gpu, 'gpu')}; allowed: "
+                                     f"{', '.join(gpu_table())}"))
     if problems:
         raise InputError(problems)
     try:
@@ -110,6 +116,16 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     from .hardware import resolve_hardware
 
     resolve_hardware(scenario.cluster, scenario.precision)  # a precision the GPU lacks, ...
+    pre = scenario.inference.prefill if scenario.inference is not None else None
+    if pre is not None and pre.gpu is not None:
+        canonical = find_gpu(pre.gpu)
+        inference = scenario.inference.model_copy(update={"prefill": pre.model_copy(update={"gpu": canonical})})
+        scenario = scenario.model_copy(update={"inference": inference})
+        try:  # the prefill GPU runs the same precision
+            resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1), scenario.precision)
+        except InputError as err:
+            raise InputError([FieldProblem("inference.prefill.gpu", repr(pre.gpu), p.message)
+                              for p in err.problems]) from None
     return scenario
 
 

@@ -553,6 +553,14 @@ class PrefillInstanceSpec(Spec):
     #: prompt tokens a prefill iteration packs (TensorRT-LLM max_num_tokens); None = the
     #: inference block's max_num_tokens, else the engine default
     max_num_tokens: PositiveInt | None = None
+    #: the prefill instances' GPU (a preset name, as cluster.gpu) when it is not the decode
+    #: instances' (cluster.gpu, whose overrides apply to the decode GPUs only): each kind runs on
+    #: its own hardware, price and power, and the KV cache crosses the scale-out network between
+    #: the two kinds of server; None = the cluster's GPU
+    gpu: str | None = None
+    #: the prefill GPUs' price, USD per GPU-hour; None = the prefill GPU preset's (with ``gpu``)
+    #: or the cluster's
+    price_per_gpu_hour: NonNegFloat | None = None
 
 
 class InferenceSpec(Spec):

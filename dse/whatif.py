@@ -472,6 +472,11 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     inference.pop("batch", None)
     if spec.phase == "disaggregated":  # deployments of prefill and decode instances, no engines
         pre = spec.prefill
+        if pre.gpu is not None and pre.gpu != scenario.cluster.gpu:
+            raise single("inference.prefill.gpu",
+                         f"a what-if varies the knobs of one kind of GPU ({scenario.cluster.gpu}); a deployment whose "
+                         f"prefill instances run on {pre.gpu} is scored by dse evaluate (a what-if of each kind of "
+                         "instance: a scenario of phase prefill or decode on its own GPU)", pre.gpu, scenario.name)
         inference.pop("prefill", None)
         inference["phase"] = "both"
         moe = scenario.model.moe is not None

@@ -11,7 +11,8 @@ composes them:
 * **KV transfer.** Every GPU of a prefill replica sends its shard of the prompt's KV
   (``kv_p`` bytes), every GPU of a decode replica receives its own (``kv_d``), over one link per
   GPU of bandwidth ``bw`` (the scale-out NIC, or NVLink when the whole deployment is one NVLink
-  domain) and latency ``lat``: ``t_x = max(kv_p, kv_d) / bw + lat`` per request, after its prompt
+  domain of one kind of GPU; prefill and decode instances on different GPUs meet over the
+  scale-out network, at the slower kind's NIC) and latency ``lat``: ``t_x = max(kv_p, kv_d) / bw + lat`` per request, after its prompt
   (engines overlap it with other prompts, not with its own last layers: counted whole). The links
   also cap the rates: a replica's GPU ships ``kv_p`` per prompt, so an instance of ``dp_p`` replicas
   ships at most ``dp_p bw / kv_p`` prompts/s, and receives at most ``dp_d bw / kv_d``.
@@ -43,7 +44,9 @@ composes them:
   deployment runs at its capacity and the clients' wait for it counts in TTFT:
   ``TTFT = N / r - (O - 1) ITL``.
 * **Power, energy, cost.** Each instance's average power per GPU at its operating point, idle GPUs
-  at the idle floor; energy per output token is the deployment's power over its tokens/s.
+  at the idle floor; energy per output token is the deployment's power over its tokens/s. Each
+  kind of GPU at its own price and idle floor (the GPUs left over are the decode kind), the MFU
+  over the sum of every GPU's peak.
 """
 
 from __future__ import annotations
@@ -177,7 +180,8 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
             link_bw: Any, link_latency: Any, idle_power_w: Any, price_per_gpu_hour: Any,
             prefill_instances: Any = 0.0, decode_at_load: Mapping[str, Any] | None = None,
             caps: Mapping[str, np.ndarray] | None = None, parts: Mapping[str, np.ndarray] | None = None,
-            request_rate: Any = 0.0, concurrency: Any = 0.0) -> dict[str, np.ndarray]:
+            request_rate: Any = 0.0, concurrency: Any = 0.0, prefill_idle_power_w: Any = None,
+            prefill_price_per_gpu_hour: Any = None) -> dict[str, np.ndarray]:
     """The deployment metrics of N (prefill instance, decode instance) pairs.
 
     ``prefill`` and ``decode`` map the serving model's outputs of each instance (at full load:
@@ -191,6 +195,8 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     :func:`split` of these pairs when the caller has them already. ``request_rate`` (requests/s,
     0 = offline) is the deployment's offered load: see "Offered load" in the module docstring;
     ``concurrency`` the closed loop of clients that set it, if any (their prompts' wait).
+    ``prefill_idle_power_w`` and ``prefill_price_per_gpu_hour`` are the prefill GPUs' when they
+    are another kind (default: the decode GPUs', which the idle GPUs left over are too).
     """
     n = max(np.asarray(prefill["requests_per_s"]).size, 1)
     p = {k: _col(prefill[k], n) for k in INSTANCE_KEYS}
@@ -199,6 +205,7 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     N, I, O = _col(num_gpus, n), _col(input_len, n), _col(output_len, n)
     bw, lat = _col(link_bw, n), _col(link_latency, n)
     idle_w = _col(idle_power_w, n)
+    idle_wp = _col(idle_power_w if prefill_idle_power_w is None else prefill_idle_power_w, n)
     if caps is None:
         caps = link_caps(p, d, bw)
     if parts is None:
@@ -221,11 +228,15 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     loaded_s = p["ttft_ms"] * 1e-3
     alone_s = _col(prefill.get("prefill_time_s", prefill["ttft_ms"] * 1e-3), n)
     prompt_s = np.where(rate > 0, prompt_time(loaded_s, alone_s, busy), loaded_s)
-    watts_p = idle_w + busy * (p["power_per_gpu_w"] - idle_w)
+    watts_p = idle_wp + busy * (p["power_per_gpu_w"] - idle_wp)
     watts = gpus_p * watts_p + gpus_d * at["power_per_gpu_w"] + parts["idle_gpus"] * idle_w
     price = _col(price_per_gpu_hour, n)
+    price_p = _col(price_per_gpu_hour if prefill_price_per_gpu_hour is None else prefill_price_per_gpu_hour, n)
+    dollars_s = (gpus_p * price_p + (gpus_d + parts["idle_gpus"]) * price) / 3600.0  # USD per second
     flops = gpus_p * busy * p["model_tflops_per_gpu"] + gpus_d * at["model_tflops_per_gpu"]
-    peak = np.where(at["mfu"] > 0, at["model_tflops_per_gpu"] / np.maximum(at["mfu"], 1e-30), 0.0)
+    # each kind's peak (TFLOP/s), the idle GPUs the decode kind's: the MFU is over all of them
+    peak_of = lambda x: np.where(x["mfu"] > 0, x["model_tflops_per_gpu"] / np.maximum(x["mfu"], 1e-30), 0.0)  # noqa: E731
+    peak_sum = gpus_p * peak_of(p) + (gpus_d + parts["idle_gpus"]) * peak_of(at)
     mask = (p["infeasible_mask"].astype(np.int64) | d["infeasible_mask"].astype(np.int64)
             | np.where(parts["ok"] > 0, 0, NO_SPLIT) | np.where(exceeded, RATE_EXCEEDS, 0))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -241,9 +252,9 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
             "memory_per_gpu_bytes": np.maximum(p["memory_per_gpu_bytes"], at["memory_per_gpu_bytes"]),
             "power_per_gpu_w": watts / np.maximum(N, 1.0),
             "energy_per_token_j": np.where(tokens > 0, watts / tokens, 0.0),
-            "cost_per_mtok_usd": np.where(tokens > 0, N * price / 3600.0 / tokens * 1e6, 0.0),
+            "cost_per_mtok_usd": np.where(tokens > 0, dollars_s / tokens * 1e6, 0.0),
             "model_tflops_per_gpu": flops / np.maximum(N, 1.0),
-            "mfu": np.where(peak > 0, flops / np.maximum(N, 1.0) / np.maximum(peak, 1e-30), 0.0),
+            "mfu": np.where(peak_sum > 0, flops / np.maximum(peak_sum, 1e-30), 0.0),
             "infeasible_mask": mask.astype(np.float64),
         }
     out["input_tokens_per_s_per_gpu"] = out["input_tokens_per_s"] / np.maximum(N, 1.0)
@@ -252,13 +263,17 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
             for k, v in out.items()}
 
 
-def _link(c: Mapping[str, Any], num_gpus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _link(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: np.ndarray,
+          shared: Any = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """(bytes/s per GPU, latency s) of the KV link between the instances: NVLink when the whole
-    deployment is one NVLink domain, the scale-out network otherwise."""
-    g = lambda k: np.asarray(c[k], dtype=np.float64)  # noqa: E731
-    inside = num_gpus <= g("nvlink_domain")
-    bw = np.where(inside, g("nvlink_bw") * g("eff_nvlink"), g("scaleout_bw") * g("eff_scaleout"))
-    lat = np.where(inside, g("nvlink_latency"), g("scaleout_latency"))
+    deployment is one NVLink domain of one kind of GPU (``shared`` > 0), the scale-out network
+    otherwise, at the slower of the two kinds' NICs."""
+    p = lambda k: np.asarray(prefill[k], dtype=np.float64)  # noqa: E731
+    d = lambda k: np.asarray(decode[k], dtype=np.float64)  # noqa: E731
+    inside = (num_gpus <= d("nvlink_domain")) & (np.asarray(shared, dtype=np.float64) > 0)
+    out = np.minimum(p("scaleout_bw") * p("eff_scaleout"), d("scaleout_bw") * d("eff_scaleout"))
+    bw = np.where(inside, d("nvlink_bw") * d("eff_nvlink"), out)
+    lat = np.where(inside, d("nvlink_latency"), np.maximum(p("scaleout_latency"), d("scaleout_latency")))
     return bw + 0.0 * num_gpus, lat + 0.0 * num_gpus
 
 
@@ -279,8 +294,9 @@ CLOSED_LOOP_STEPS = 24
 
 def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any,
                          prefill_instances: Any = 0.0, request_rate: Any = 0.0,
-                         concurrency: Any = 0.0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
-                                                                 dict[str, np.ndarray]]:
+                         concurrency: Any = 0.0, same_gpu: Any = 1.0) -> tuple[dict[str, np.ndarray],
+                                                                               dict[str, np.ndarray],
+                                                                               dict[str, np.ndarray]]:
     """Score N disaggregated deployments of ``num_gpus`` GPUs from the cost-model columns of one
     prefill instance (``phase`` 1) and one decode instance (``phase`` 2) each
     (:data:`dse.costmodel.inputs.COLUMNS` and :data:`dse.costmodel.inference.INFERENCE_COLUMNS`).
@@ -290,7 +306,9 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     requests/s where they have room to spare (the offered ``request_rate``, requests/s for the
     deployment, where one is given > 0, or the rate at which ``concurrency`` closed-loop clients
     keep their requests in it; the instances' own columns take neither), and :func:`combine`
-    composes the two. Returns (the
+    composes the two. ``same_gpu`` is 0 where the prefill instances run on another kind of GPU
+    than the decode instances (their columns' hardware, price and power are then each side's own,
+    and the KV cache crosses the scale-out network). Returns (the
     deployments' rows: every output of the serving model, the deployment's figures in place of an
     instance's, :data:`INSTANCE_ONLY` NaN, the memory parts of the fuller instance, ``batch`` the
     decode plan's (its largest-that-fits where the plan leaves it to the engine) and
@@ -305,7 +323,7 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     N, fixed = _col(num_gpus, n), _col(prefill_instances, n)
     plan = lambda cols: {k: _col(cols[k], n) for k in ("num_gpus", "dp")}  # noqa: E731
     pre_plan, dec_plan = {**pre, **plan(prefill)}, {**dec, **plan(decode)}
-    bw, lat = _link(decode, N)
+    bw, lat = _link(prefill, decode, N, _col(same_gpu, n))
     caps = link_caps(pre_plan, dec_plan, bw)
     parts = split(N, pre_plan["num_gpus"], dec_plan["num_gpus"], caps["prefill_rate"], caps["decode_rate"], fixed)
     n_d = parts["decode_instances"]
@@ -355,10 +373,13 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     R, _ = served(capacity, rate)
     at = at_share(R)
     g = lambda k, default=0.0: _col(decode.get(k, default), n)  # noqa: E731
+    gp = lambda k, default=0.0: _col(prefill.get(k, default), n)  # noqa: E731
     idle_w = g("power_idle") * np.where(g("power_ref_w") > 0, g("power_ref_w"), g("power_w"))
+    idle_wp = gp("power_idle") * np.where(gp("power_ref_w") > 0, gp("power_ref_w"), gp("power_w"))
     metrics = combine(pre_plan, dec_plan, N, _col(prefill["input_len"], n), _col(prefill["output_len"], n), bw, lat,
                       idle_w, g("price_per_gpu_hour"), fixed, decode_at_load={**at, **plan(decode)},
-                      caps=caps, parts=parts, request_rate=rate, concurrency=clients)
+                      caps=caps, parts=parts, request_rate=rate, concurrency=clients,
+                      prefill_idle_power_w=idle_wp, prefill_price_per_gpu_hour=gp("price_per_gpu_hour"))
     if np.any(saturated):  # clients beyond the capacity wait for it before their first token
         queued = np.maximum(clients / np.maximum(R, 1e-300) - (O - 1.0) * at["itl_ms"] * 1e-3
                             - metrics["ttft_ms"] * 1e-3, 0.0)

@@ -45,7 +45,7 @@ from ..costmodel.inputs import COLUMNS
 from ..errors import InputError, single
 from ..hardware import resolve_hardware
 from ..presets import calibration_table, gpu_preset
-from ..specs import ParallelSpec, Scenario
+from ..specs import ClusterSpec, ParallelSpec, Scenario
 from . import register
 
 GIB = 2.0**30
@@ -169,15 +169,29 @@ DEPLOYMENT_ONLY = ("prefill_instances", "decode_instances", "idle_gpus", "kv_tra
                    "decode_tp", "decode_pp", "decode_dp", "decode_ep", "decode_num_gpus")
 
 
+def heterogeneous(scenario: Scenario) -> bool:
+    """Whether a disaggregated deployment runs its prefill instances on another GPU than its
+    decode instances (``inference.prefill.gpu``)."""
+    pre = scenario.inference.prefill if scenario.inference is not None else None
+    return pre is not None and pre.gpu is not None and pre.gpu != scenario.cluster.gpu
+
+
 def instance_scenarios(scenario: Scenario) -> tuple[Scenario, Scenario]:
     """The prefill and the decode instance of a disaggregated deployment (``inference.phase:
-    disaggregated``) as scenarios of phase ``prefill`` and ``decode``, at full load."""
+    disaggregated``) as scenarios of phase ``prefill`` and ``decode``, at full load. Prefill
+    instances on another GPU (``inference.prefill.gpu``) take that preset as it is: the cluster
+    block's overrides describe the decode GPUs."""
     serve, pre, par = scenario.inference, scenario.inference.prefill, scenario.parallel
     serve = serve.model_copy(update={"request_rate": None, "concurrency": None})  # the deployment's load
     dp = par.dp or 1
+    n_prefill = pre.tp * pre.pp * pre.dp
+    cluster = (scenario.cluster.model_copy(update={"num_gpus": n_prefill}) if not heterogeneous(scenario) else
+               ClusterSpec(gpu=pre.gpu, num_gpus=n_prefill, rail_optimized=scenario.cluster.rail_optimized))
+    if pre.price_per_gpu_hour is not None:
+        cluster = cluster.model_copy(update={"price_per_gpu_hour": pre.price_per_gpu_hour})
     prefill = scenario.model_copy(update={
         "name": f"{scenario.name or 'deployment'}: prefill instance",
-        "cluster": scenario.cluster.model_copy(update={"num_gpus": pre.tp * pre.pp * pre.dp}),
+        "cluster": cluster,
         "parallel": ParallelSpec(tp=pre.tp, pp=pre.pp, dp=pre.dp, ep=pre.ep),
         "inference": serve.model_copy(update={
             "phase": "prefill", "prefill": None, "batch": None, "speculative_tokens": 0, "draft_acceptance": None,
@@ -222,9 +236,10 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
     fixed = np.array([float(s.inference.prefill.instances or 0) for s in scenarios])
     rate = np.array([float(s.inference.request_rate or 0.0) for s in scenarios])
     clients = np.array([float(s.inference.concurrency or 0.0) for s in scenarios])
+    same = np.array([0.0 if heterogeneous(s) else 1.0 for s in scenarios])
     rows, pre_out, at_out = dis.evaluate_deployments(
         {k: pre_in[k].to_numpy(np.float64) for k in names}, {k: dec_in[k].to_numpy(np.float64) for k in names},
-        N, fixed, rate, clients)
+        N, fixed, rate, clients, same)
     pre = attach_metrics(pre_in, pre_out, explain, explainer=describe)
     at = attach_metrics(dec_in, at_out, explain, explainer=describe)
     frame = dec_in.copy()
@@ -260,6 +275,7 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
         reasons.append("; ".join(why))
     frame["infeasible_reason"] = reasons
     return frame.assign(name=[s.name for s in scenarios], gpu=[s.cluster.gpu for s in scenarios],
+                        prefill_gpu=[pair[0].cluster.gpu for pair in pairs],
                         model=[s.model.name for s in scenarios], precision=[s.precision for s in scenarios])
 
 

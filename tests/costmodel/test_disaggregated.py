@@ -173,10 +173,10 @@ def test_more_link_bandwidth_or_more_gpus_never_serve_fewer_requests(bw, more, g
 
 
 # ---------------------------------------------------------------------------- through dse.evaluate
-def scenario(num_gpus=16, prefill=None, **inference):
+def scenario(num_gpus=16, prefill=None, cluster=None, **inference):
     return dse.load_scenario({
         "name": "disagg", "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
-        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": num_gpus}, "parallel": {"tp": 4},
+        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": num_gpus, **(cluster or {})}, "parallel": {"tp": 4},
         "inference": {"input_len": 4000, "output_len": 500, "phase": "disaggregated",
                       "prefill": prefill or {"tp": 2}, **inference},
     })
@@ -220,6 +220,40 @@ def test_a_deployment_without_room_for_both_instances_is_infeasible_with_the_ari
     assert "no split of 5 GPUs holds a prefill instance of 2 GPUs and a decode instance of 4" in row["infeasible_reason"]
 
 
+def test_prefill_on_another_gpu_runs_on_its_own_hardware_price_and_power():
+    """H100 prefill instances with H200 decode instances: each side is its own GPU's instance,
+    the KV cache crosses the scale-out network (at the slower NIC) even inside one NVLink domain's
+    size, each GPU is paid at its own price, and naming the cluster's own GPU changes nothing."""
+    mixed = scenario(16, {"tp": 2, "gpu": "h100-sxm-80gb", "price_per_gpu_hour": 2.0},
+                     {"gpu": "H200-SXM-141GB", "price_per_gpu_hour": 3.0, "nvlink_domain": 72})
+    assert mixed.inference.prefill.gpu == "H100-SXM-80GB"  # the preset's own spelling
+    row = dse.evaluate(mixed).iloc[0]
+    pre_s, dec_s = instance_scenarios(mixed)
+    assert pre_s.cluster.gpu == "H100-SXM-80GB" and dec_s.cluster.gpu == "H200-SXM-141GB"
+    pre = dse.evaluate(pre_s).iloc[0]
+    R = min(row["prefill_instances"] * pre["requests_per_s"],
+            row["decode_instances"] * dse.evaluate(dec_s).iloc[0]["requests_per_s"])
+    assert row["requests_per_s"] == pytest.approx(R, rel=1e-9) and row["prefill_gpu"] == "H100-SXM-80GB"
+    # 16 GPUs fit the 72-GPU NVLink domain, but two kinds of server meet over the NICs (400 Gbit/s)
+    assert row["link_bytes_per_s"] == pytest.approx(50e9 * pre["eff_scaleout"], rel=1e-9)
+    gpus_p = row["prefill_instances"] * 2
+    dollars_per_s = (gpus_p * 2.0 + (16 - gpus_p) * 3.0) / 3600
+    assert row["cost_per_mtok_usd"] == pytest.approx(dollars_per_s / row["tokens_per_s"] * 1e6, rel=1e-9)
+    same = scenario(16, {"tp": 2, "gpu": "H100-SXM-80GB"})
+    plain = dse.evaluate(scenario(16)).iloc[0]
+    for key in ("tokens_per_s", "ttft_ms", "itl_ms", "cost_per_mtok_usd", "power_per_gpu_w", "mfu"):
+        assert dse.evaluate(same).iloc[0][key] == pytest.approx(plain[key], rel=1e-12), key
+
+
+@pytest.mark.parametrize("prefill, message", [
+    ({"tp": 2, "gpu": "H1000"}, "inference.prefill.gpu: unknown GPU"),
+    ({"tp": 2, "gpu": "A100-SXM-80GB"}, "inference.prefill.gpu: A100-SXM-80GB has no fp8 tensor cores"),
+])
+def test_a_bad_prefill_gpu_is_a_clear_error(prefill, message):
+    with pytest.raises(InputError, match=message):
+        scenario(16, prefill)
+
+
 @pytest.mark.parametrize("inference, message", [
     ({"phase": "disaggregated"}, "phase disaggregated needs a prefill block"),
     ({"prefill": {"tp": 2}}, "a prefill block describes the prefill instances of phase disaggregated"),
@@ -248,9 +282,10 @@ def test_cli_evaluate_prints_the_deployment_and_each_instance(tmp_path):
     rec = json.loads(out.stdout)
     assert rec["deployment"]["prefill_instances"] == 3 and set(rec["instances"]) == {"prefill", "decode"}
     assert rec["instances"]["decode"]["serving"]["phase"] == "decode"
-    refused = subprocess.run([str(DSE), "evaluate", str(path), "--trace", str(tmp_path / "t.json")],
-                             capture_output=True, text=True, env=env, timeout=120)
-    assert refused.returncode != 0 and "evaluate one of them" in refused.stderr + refused.stdout
+    traced = subprocess.run([str(DSE), "evaluate", str(path), "--trace", str(tmp_path / "t.json")],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert traced.returncode == 0, traced.stderr
+    assert (tmp_path / "t.prefill.json").is_file() and (tmp_path / "t.decode.json").is_file()
 
 
 @PROPERTY
@@ -364,3 +399,26 @@ def test_more_clients_never_serve_fewer_requests_nor_shorten_the_first_token(cli
 def test_a_deployment_takes_clients_or_a_rate_not_both():
     with pytest.raises(InputError, match="concurrency .* or request_rate .*not both"):
         scenario(16, concurrency=8, request_rate=2.0)
+
+
+def test_the_shipped_two_gpu_deployment_holds_its_header():
+    """scenarios/llama3_70b_disaggregated_h100_h200.yaml says: 24 H100s and 8 H200s, 594 output
+    tokens/s per GPU at 1.52 USD per million tokens; 32 H200s the same 594 at 1.87, 32 H100s 537 at
+    1.55."""
+    import yaml
+
+    path = Path(__file__).resolve().parents[2] / "scenarios" / "llama3_70b_disaggregated_h100_h200.yaml"
+    data = yaml.safe_load(path.read_text())
+    row = dse.evaluate(dse.load_scenario(data)).iloc[0]
+    assert (row["prefill_instances"], row["decode_instances"]) == (12, 2)
+    assert round(row["tokens_per_s_per_gpu"]) == 594 and round(row["cost_per_mtok_usd"], 2) == 1.52
+
+    def alone(gpu, price):
+        d = yaml.safe_load(path.read_text())
+        d["cluster"].update(gpu=gpu, price_per_gpu_hour=price)
+        d["inference"]["prefill"].update(gpu=gpu, price_per_gpu_hour=price)
+        return dse.evaluate(dse.load_scenario(d)).iloc[0]
+
+    h200, h100 = alone("H200-SXM-141GB", 4.0), alone("H100-SXM-80GB", 3.0)
+    assert round(h200["tokens_per_s_per_gpu"]) == 594 and round(h200["cost_per_mtok_usd"], 2) == 1.87
+    assert round(h100["tokens_per_s_per_gpu"]) == 537 and round(h100["cost_per_mtok_usd"], 2) == 1.55
