@@ -12,8 +12,9 @@ composes them:
   (``kv_p`` bytes), every GPU of a decode replica receives its own (``kv_d``), over one link per
   GPU of bandwidth ``bw`` (the scale-out NIC, or NVLink when the whole deployment is one NVLink
   domain of one kind of GPU; prefill and decode instances on different GPUs meet over the
-  scale-out network, at the slower kind's NIC) and latency ``lat``: ``t_x = max(kv_p, kv_d) / bw + lat`` per request, after its prompt
-  (engines overlap it with other prompts, not with its own last layers: counted whole). The links
+  scale-out network, at the slower kind's NIC) and latency ``lat``:
+  ``t_x = max(kv_p, kv_d) / bw + lat`` per request, after its prompt (engines overlap it with
+  other prompts, not with its own last layers: counted whole). The links
   also cap the rates: a replica's GPU ships ``kv_p`` per prompt, so an instance of ``dp_p`` replicas
   ships at most ``dp_p bw / kv_p`` prompts/s, and receives at most ``dp_d bw / kv_d``.
 * **Throughput.** The deployment serves ``R = min(n_p R_p', n_d R_d')`` requests/s (R' the capped
@@ -234,9 +235,8 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     price_p = _col(price_per_gpu_hour if prefill_price_per_gpu_hour is None else prefill_price_per_gpu_hour, n)
     dollars_s = (gpus_p * price_p + (gpus_d + parts["idle_gpus"]) * price) / 3600.0  # USD per second
     flops = gpus_p * busy * p["model_tflops_per_gpu"] + gpus_d * at["model_tflops_per_gpu"]
-    # each kind's peak (TFLOP/s), the idle GPUs the decode kind's: the MFU is over all of them
-    peak_of = lambda x: np.where(x["mfu"] > 0, x["model_tflops_per_gpu"] / np.maximum(x["mfu"], 1e-30), 0.0)  # noqa: E731
-    peak_sum = gpus_p * peak_of(p) + (gpus_d + parts["idle_gpus"]) * peak_of(at)
+    # each kind's peak, the idle GPUs the decode kind's: the MFU is over all of them
+    peak_sum = gpus_p * _peak_tflops(p) + (gpus_d + parts["idle_gpus"]) * _peak_tflops(at)
     mask = (p["infeasible_mask"].astype(np.int64) | d["infeasible_mask"].astype(np.int64)
             | np.where(parts["ok"] > 0, 0, NO_SPLIT) | np.where(exceeded, RATE_EXCEEDS, 0))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -261,6 +261,12 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
     out["feasible"] = (mask == 0).astype(np.float64)
     return {k: np.nan_to_num(np.asarray(v, dtype=np.float64), nan=0.0, posinf=np.finfo(np.float64).max)
             for k, v in out.items()}
+
+
+def _peak_tflops(instance: Mapping[str, np.ndarray]) -> np.ndarray:
+    """An instance's peak TFLOP/s per GPU, from its model TFLOP/s and MFU (0 without work)."""
+    mfu = instance["mfu"]
+    return np.where(mfu > 0, instance["model_tflops_per_gpu"] / np.maximum(mfu, 1e-30), 0.0)
 
 
 def _link(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: np.ndarray,
