@@ -1172,7 +1172,7 @@ def _deployment_bottleneck(row: Mapping[str, Any] | pd.Series, sensitivity: pd.D
             + f"{_n(1e3 * _get(row, 'prefill_prompt_s'), 3)} ms for its prompt and "
             f"{_n(1e3 * _get(row, 'kv_transfer_s'), 3)} ms for its KV transfer")
     memory = _memory_text(mem, hbm, gain, step, "deployment", " on the fuller instance")
-    lever = (f"; of the knobs, {RESOURCE[best_knob]} ({best_knob}) helps most (elasticity {rival:+.3f})"
+    lever = (f"; the knob that helps most is {best_knob}, {RESOURCE[best_knob]} (elasticity {rival:+.3f})"
              if best_knob is not None and rival > 0 else "")
     explanation = f"{head}: {sides}; {ttft}; {memory}{lever}."
     return {"shares": {}, "largest_share": None, "memory_fraction": mem_frac, "capacity_gain": gain,
