@@ -142,7 +142,7 @@ SERVING_PLAN_COLUMNS = ("tp", "pp", "dp", "ep", "batch", "spec_tokens")
 #: phase 3, the prefill instance's degrees, its prompt tokens per iteration (0: the engine's
 #: default) and its stated number of instances (0: the split that serves the most).
 DEPLOYMENT_PLAN_COLUMNS = ("phase", "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens",
-                           "prefill_count")
+                           "prefill_count", "prefill_gpu")
 #: What a deployment's point keeps in place of an engine's time parts: the split, which side
 #: bounds it (:data:`dse.costmodel.disaggregated.BOUND`), each kind of instance's requests/s, the
 #: decode batch at its load, the parts of the TTFT (seconds) and the KV link (bytes, bytes/s).

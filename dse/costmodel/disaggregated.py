@@ -253,6 +253,11 @@ def combine(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: Any
             "power_per_gpu_w": watts / np.maximum(N, 1.0),
             "energy_per_token_j": np.where(tokens > 0, watts / tokens, 0.0),
             "cost_per_mtok_usd": np.where(tokens > 0, dollars_s / tokens * 1e6, 0.0),
+            # the mean price of a GPU of the deployment; 0 (unpriced: its cost unknown, not free)
+            # when a kind of GPU it runs has no price
+            "price_per_gpu_hour": np.where(((gpus_p > 0) & (price_p <= 0)) | ((gpus_d + parts["idle_gpus"] > 0)
+                                                                             & (price <= 0)),
+                                           0.0, dollars_s * 3600.0 / np.maximum(N, 1.0)),
             "model_tflops_per_gpu": flops / np.maximum(N, 1.0),
             "mfu": np.where(peak_sum > 0, flops / np.maximum(peak_sum, 1e-30), 0.0),
             "infeasible_mask": mask.astype(np.float64),

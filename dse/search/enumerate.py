@@ -209,7 +209,7 @@ def software_grid(space: SearchSpace, num_gpus: int, why: list[str] | None = Non
 
 #: Columns of :func:`serving_grid` (LLM serving plans), in sort order.
 SERVING_COLUMNS = ("phase", "tp", "pp", "dp", "ep", "batch", "spec_tokens", "prefill_tp", "prefill_pp", "prefill_dp",
-                   "prefill_ep", "prefill_max_num_tokens", "prefill_count", "num_gpus")
+                   "prefill_ep", "prefill_max_num_tokens", "prefill_count", "prefill_gpu", "num_gpus")
 #: ``phase`` of a serving plan: the scenario's (0 engine, 1 prefill or 2 decode instance), or 3 a
 #: disaggregated deployment.
 PHASE_CODES = {"both": 0, "prefill": 1, "decode": 2}
@@ -259,7 +259,8 @@ def serving_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     rows = _serving_tail(space, rows)
     serve = space.base.inference
     rows["phase"] = np.full(len(rows["tp"]), PHASE_CODES[serve.phase if serve is not None else "both"], dtype=np.int64)
-    for key in ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count"):
+    for key in ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count",
+                "prefill_gpu"):
         rows[key] = np.zeros(len(rows["tp"]), dtype=np.int64)
     if par.disaggregated is not None:
         deployments = _deployment_rows(space, n_gpus)
@@ -314,6 +315,11 @@ def _deployment_rows(space: SearchSpace, n_gpus: int) -> dict[str, np.ndarray]:
     pre_rows = {f"prefill_{k}": v for k, v in probe.items()}
     pre_rows = _cross(pre_rows, "prefill_max_num_tokens", sorted(set(pre.max_num_tokens or [0])))
     pre_rows = _cross(pre_rows, "prefill_count", pre.instance_counts())  # 0 = the split that serves the most
+    from .space import prefill_gpu_code
+
+    gpu = space.base.cluster.gpu  # 0: the prefill instances on the cluster's GPU, else another preset's code
+    names = [name for name, _ in pre.gpus()] or [gpu]
+    pre_rows = _cross(pre_rows, "prefill_gpu", sorted({prefill_gpu_code(g, gpu) for g in names}))
     n_dec, n_pre = len(dec["tp"]), len(pre_rows["prefill_tp"])
     rows = {k: np.repeat(v, n_pre) for k, v in dec.items()}
     rows.update({k: np.tile(v, n_dec) for k, v in pre_rows.items()})

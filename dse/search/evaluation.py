@@ -77,7 +77,12 @@ def _serving_base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
 
 
 #: Plan columns of a disaggregated deployment's prefill instance (:func:`dse.search.enumerate.serving_grid`).
-PREFILL_PLAN = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count")
+PREFILL_PLAN = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count",
+                "prefill_gpu")
+#: Columns the space's hardware knobs set (:func:`dse.search.space.hardware_columns`): a prefill
+#: instance on another GPU takes its own preset's, as it does every column where the GPUs differ.
+KNOB_COLUMNS = ("hbm_bytes", "hbm_bw", "peak_flops", "peak_flops_16", "nvlink_domain", "nvlink_bw", "scaleout_bw",
+                "host_link_bw", "exp_rate", "l2_bytes", "price_per_gpu_hour", "power_w")
 
 
 def _serving_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -94,14 +99,40 @@ def _serving_evaluate(space: SearchSpace, cols: dict[str, Any]) -> dict[str, np.
     if not dep.any():
         metrics = evaluate_inference(base)
     else:
-        metrics = _with_deployments(base, cols, dep, n)
+        metrics = _with_deployments(base, cols, dep, n, space)
     auto = (np.asarray(cols["batch"], dtype=np.float64) == 0).astype(np.float64)
     metrics["batch_auto"] = np.broadcast_to(auto, metrics["batch"].shape).copy()
     return metrics
 
 
-def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarray, n: int) -> dict[str, np.ndarray]:
-    """Engines and disaggregated deployments of one set of serving rows, in row order."""
+def _prefill_gpu_columns(space: SearchSpace, num_gpus: int, code: int) -> dict[str, float]:
+    """The hardware columns of a prefill instance on the GPU of ``code`` (another preset than the
+    cluster's): its preset's figures, calibration, price and power where they differ from the
+    cluster GPU's, and every column a hardware knob sets."""
+    from ..specs import ClusterSpec
+    from ..workloads.inference import inference_columns
+    from .space import prefill_gpu_code, prefill_gpu_name
+
+    key = (space_key(space), num_gpus, code)
+    if key not in _PREFILL_GPUS:
+        if len(_PREFILL_GPUS) > 256:
+            _PREFILL_GPUS.clear()
+        scenario = space.scenario(num_gpus)
+        cluster = ClusterSpec(gpu=prefill_gpu_name(code), num_gpus=num_gpus,
+                              rail_optimized=scenario.cluster.rail_optimized)
+        own = inference_columns(scenario.model_copy(update={"cluster": cluster}))
+        for name, price in space.spec.parallel.disaggregated.gpus():  # a price the space states
+            if price is not None and prefill_gpu_code(name, scenario.cluster.gpu) == code:
+                own["price_per_gpu_hour"] = float(price)
+        ref = _base(space, num_gpus)
+        _PREFILL_GPUS[key] = {k: v for k, v in own.items() if k in KNOB_COLUMNS or v != ref.get(k)}
+    return _PREFILL_GPUS[key]
+
+
+def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarray, n: int,
+                      space: SearchSpace | None = None) -> dict[str, np.ndarray]:
+    """Engines and disaggregated deployments of one set of serving rows, in row order; a
+    deployment's prefill instance on another GPU (``prefill_gpu`` > 0) at that GPU's columns."""
     from ..costmodel.disaggregated import evaluate_deployments
     from ..costmodel.inference import evaluate_inference
 
@@ -118,13 +149,20 @@ def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarra
     pre = {**d, "tp": plan["prefill_tp"], "pp": plan["prefill_pp"], "ep": plan["prefill_ep"], "dp": plan["prefill_dp"],
            "num_gpus": plan["prefill_tp"] * plan["prefill_pp"] * plan["prefill_dp"], "phase": 1.0, "batch": 0.0,
            "spec_tokens": 0.0, "request_rate": 0.0, "concurrency": 0.0}
+    codes = plan["prefill_gpu"]
+    for code in np.unique(codes[codes > 0]) if space is not None else []:
+        mine = codes == code
+        own = _prefill_gpu_columns(space, int(np.asarray(d["num_gpus"]).flat[0]), int(code))
+        for k, v in own.items():
+            pre[k] = np.where(mine, v, np.broadcast_to(np.asarray(pre[k], dtype=np.float64), mine.shape))
     budget = plan["prefill_max_num_tokens"]
     for key in ("max_num_tokens", "min_num_tokens"):
         pre[key] = np.where(budget > 0, budget, np.broadcast_to(np.asarray(d[key], dtype=np.float64), budget.shape))
     dec = {**d, "num_gpus": np.asarray(d["tp"]) * np.asarray(d["pp"]) * np.asarray(d["dp"]), "phase": 2.0,
            "request_rate": 0.0, "concurrency": 0.0}  # the load is the deployment's: evaluate_deployments shares it
     rows, _, _ = evaluate_deployments(pre, dec, d["num_gpus"], prefill_instances=plan["prefill_count"],
-                                      request_rate=d.get("request_rate", 0.0), concurrency=d.get("concurrency", 0.0))
+                                      request_rate=d.get("request_rate", 0.0), concurrency=d.get("concurrency", 0.0),
+                                      same_gpu=(codes == 0).astype(np.float64))
     parts.append((deployments, rows))
     names = list(dict.fromkeys(k for _, m in parts for k in m))
     out = {k: np.full(n, np.nan) for k in names}
@@ -207,6 +245,7 @@ def trial_plan(row: pd.Series, space: SearchSpace) -> dict[str, float]:
 
 _GRIDS: dict[tuple[str, int], dict[str, np.ndarray]] = {}
 _BASES: dict[tuple[str, int], dict[str, float]] = {}
+_PREFILL_GPUS: dict[tuple[str, int, int], dict[str, float]] = {}
 
 
 def _grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
@@ -264,7 +303,10 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
     if "price_per_gpu_hour" in cols:  # unknown cost, not a free one, for a GPU without a price
-        df["price_per_gpu_hour"] = np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,))
+        price = np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,))
+        if "price_per_gpu_hour" in metrics:  # a deployment's mean over its kinds of GPU (0: one unpriced)
+            price = np.where(np.isnan(metrics["price_per_gpu_hour"]), price, metrics["price_per_gpu_hour"])
+        df["price_per_gpu_hour"] = price
         df = unpriced_as_missing(df)
         if space.spec.price_model is None:  # kept beside the knobs only when a model sets it
             df = df.drop(columns="price_per_gpu_hour")

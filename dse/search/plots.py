@@ -355,7 +355,10 @@ def _plan_text(row: pd.Series) -> str:
     parts = [f"{v('num_gpus'):g} GPUs:"]
     if v("phase") == 3:  # a disaggregated deployment: each kind of instance
         tokens = f", {v('prefill_max_num_tokens'):g}-token iterations" if v("prefill_max_num_tokens") > 0 else ""
-        parts.append(f"{v('prefill_instances'):g} prefill x tp{v('prefill_tp'):g}"
+        from .space import prefill_gpu_name
+
+        on = prefill_gpu_name(v("prefill_gpu")) if v("prefill_gpu") > 0 else None  # another GPU than the cluster's
+        parts.append(f"{v('prefill_instances'):g} prefill{f' ({on})' if on else ''} x tp{v('prefill_tp'):g}"
                      + (f" pp{v('prefill_pp'):g}" if v("prefill_pp") > 1 else "")
                      + (f" dp{v('prefill_dp'):g}" if v("prefill_dp") > 1 else "")
                      + (f" ep{v('prefill_ep'):g}" if v("prefill_ep") > 1 else "") + tokens

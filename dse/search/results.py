@@ -40,12 +40,14 @@ DEFAULT_OBJECTIVES: list[tuple[str, str]] = [("tokens_per_s", "maximize"), ("num
 PLAN_COLUMNS = ("num_gpus", "phase", "emb_sharding", "emb_planner", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero",
                 "shard_group", "sp",
                 "recompute", "offload_layers", "batch", "spec_tokens", "microbatch", "global_batch",
-                "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count")
+                "prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count",
+                "prefill_gpu")
 #: Serving ``phase`` of a results row: an engine, or a disaggregated deployment (whose tp, pp,
 #: ep and batch are its decode instances', ``prefill_*`` its prefill instances').
 PHASE_NAMES = {0: "engine", 1: "prefill instance", 2: "decode instance", 3: "disaggregated"}
 #: Columns only disaggregated deployments fill (shown when a row listed is one).
-DEPLOYMENT_COLUMNS = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count")
+DEPLOYMENT_COLUMNS = ("prefill_tp", "prefill_pp", "prefill_dp", "prefill_ep", "prefill_max_num_tokens", "prefill_count",
+                      "prefill_gpu")
 #: Columns that say where a row came from, not what it is (ignored when deduplicating).
 ID_COLUMNS = ("trial",)
 #: Plan columns whose outcome another column holds (a deployment's stated prefill count, 0 =
@@ -356,6 +358,10 @@ def _plain(name: str, value: Any) -> Any:
         return PLANNER_NAMES.get(int(round(float(value))), float(value))
     if name == "phase":
         return PHASE_NAMES.get(int(round(float(value))), float(value))
+    if name == "prefill_gpu":  # a prefill instance's GPU: its preset, "same" for the cluster's own
+        from .space import prefill_gpu_name
+
+        return prefill_gpu_name(value) or "same"
     if isinstance(value, (np.integer, int)):
         return int(value)
     if isinstance(value, (np.floating, float)):
@@ -484,7 +490,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb",
              "global_batch": "gbs", "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard",
              "phase": "serving", "prefill_tp": "P tp", "prefill_pp": "P pp", "prefill_dp": "P dp", "prefill_ep": "P ep",
-             "prefill_max_num_tokens": "P tokens"}
+             "prefill_max_num_tokens": "P tokens", "prefill_gpu": "P gpu"}
     disaggregated = "phase" in top.columns and (top["phase"] == 3).any()
     for c in PLAN_COLUMNS:
         if c in ("phase", *DEPLOYMENT_COLUMNS) and not disaggregated or c in STATED_COLUMNS:  # "P x" shows it
@@ -494,6 +500,8 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
         if c in ("shard_group", "offload_layers") and c in top.columns and not (top[c].fillna(0) > 0).any():
             continue
         if c == "etp" and c in top.columns and not (top["etp"] != top["tp"]).any():
+            continue
+        if c == "prefill_gpu" and c in top.columns and not (top[c].fillna(0) > 0).any():  # all on the cluster's GPU
             continue
         if c in top.columns:
             cols.append((short.get(c, c), c, None))
@@ -524,7 +532,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     table = Table(title=f"Top {len(top)} feasible configurations ({first})",
                   title_justify="left", box=None, padding=(0, 1))
     for header, _, _ in cols:
-        table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner", "serving") else "right",
+        table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner", "serving", "P gpu") else "right",
                          no_wrap=True)
     for rank, (_, row) in enumerate(top.iterrows(), start=1):
         cells = [str(rank)]

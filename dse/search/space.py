@@ -241,6 +241,14 @@ BatchChoice = Annotated[
 ]
 
 
+class PrefillGPUSpec(Spec):
+    """A GPU the prefill instances of a space's deployments may run on, with its price."""
+
+    gpu: str
+    #: USD per GPU-hour; None = the preset's
+    price_per_gpu_hour: NonNegFloat | None = None
+
+
 class PrefillPlansSpace(Spec):
     """The prefill instances a serving space tries in disaggregated deployments: their tensor,
     pipeline, data (replicas: attention data parallelism with ep > tp) and expert parallel
@@ -250,7 +258,12 @@ class PrefillPlansSpace(Spec):
     the split that serves the most requests; a number: that many, the GPUs left after them to
     decode instances), e.g. more prefill instances than the most-served split for a shorter
     queue at an offered rate; ``engines``: whether the space also holds engines that serve whole
-    requests (false: only deployments, as a what-if of a disaggregated scenario searches)."""
+    requests (false: only deployments, as a what-if of a disaggregated scenario searches);
+    ``gpu``, the GPUs the prefill instances may run on (preset names, or ``{gpu, price_per_gpu_hour}``;
+    the scenario's ``cluster.gpu`` stays the decode instances', and list it to keep it among the
+    candidates), each at its own preset's figures and power (the space's hardware knobs describe
+    the cluster's GPU), the KV caches crossing the scale-out network between the two kinds of
+    server."""
 
     tp: Degrees = [1, 2, 4, 8]
     pp: Degrees = [1]
@@ -260,10 +273,15 @@ class PrefillPlansSpace(Spec):
     decode_dp: Degrees = [1]
     instances: Annotated[list[PositiveInt | Literal["auto"]], Field(min_length=1)] = ["auto"]
     engines: bool = True
+    gpu: Annotated[list[str | PrefillGPUSpec], Field(min_length=1)] | None = None
 
     def instance_counts(self) -> list[int]:
         """The prefill instance counts, ascending; 0 stands for ``auto``."""
         return sorted({0 if v == "auto" else int(v) for v in self.instances})
+
+    def gpus(self) -> list[tuple[str, float | None]]:
+        """The prefill GPU candidates as (name as given, price or None)."""
+        return [(g, None) if isinstance(g, str) else (g.gpu, g.price_per_gpu_hour) for g in (self.gpu or [])]
 
 
 class ServingParallelSpace(Spec):
@@ -1062,6 +1080,43 @@ def _ep_checks(eps: list[int], m: Any) -> list[FieldProblem]:
     return []
 
 
+def _prefill_gpu_problems(name: str, base: Scenario) -> list[FieldProblem]:
+    """What is wrong with ``name`` as a prefill instances' GPU of ``base`` (unknown, or without
+    the scenario's precision)."""
+    from ..hardware import resolve_hardware
+    from ..presets import find_gpu, gpu_table
+    from ..specs import ClusterSpec
+
+    canonical = find_gpu(name)
+    if canonical is None:
+        return [FieldProblem("parallel.disaggregated.gpu", repr(name), f"unknown GPU; allowed: {', '.join(gpu_table())}")]
+    try:
+        resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1), base.precision)
+    except InputError as err:
+        return [FieldProblem("parallel.disaggregated.gpu", repr(name), p.message) for p in err.problems]
+    return []
+
+
+def prefill_gpu_code(name: str | None, cluster_gpu: str) -> int:
+    """The results' code of a prefill instances' GPU: 0 for the cluster's own, else 1 + its place
+    in the GPU preset table (:func:`prefill_gpu_name` turns it back)."""
+    from ..presets import find_gpu, gpu_table
+
+    canonical = find_gpu(name) if name else None
+    if canonical is None or canonical == find_gpu(cluster_gpu):
+        return 0
+    return list(gpu_table()).index(canonical) + 1
+
+
+def prefill_gpu_name(code: float) -> str | None:
+    """The GPU preset of a prefill GPU code (:func:`prefill_gpu_code`), None for 0 (the cluster's)."""
+    from ..presets import gpu_table
+
+    i = int(round(float(code)))
+    names = list(gpu_table())
+    return names[i - 1] if 1 <= i <= len(names) else None
+
+
 def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     problems = []
     m, par = base.model, spec.parallel
@@ -1079,6 +1134,8 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
         problems.append(FieldProblem("parallel.pp", str(par.pp),
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
     serve = base.inference
+    for name, _ in par.disaggregated.gpus() if par.disaggregated is not None else []:
+        problems += _prefill_gpu_problems(name, base)
     if par.disaggregated is not None and serve is not None and serve.phase != "both":
         problems.append(FieldProblem(
             "parallel.disaggregated", "",

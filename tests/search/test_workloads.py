@@ -268,6 +268,56 @@ def test_engines_false_keeps_only_the_deployments():
         np.testing.assert_array_equal(values, both[key][dep], err_msg=key)
 
 
+#: Deployments of H200 decode instances whose prefill instances try an H100 (priced), their own
+#: H200 and a B200 (no price in its preset).
+TWO_GPUS = {
+    **DISAGGREGATED,
+    "scenario": {**DISAGGREGATED["scenario"], "cluster": {"gpu": "H200-SXM-141GB", "price_per_gpu_hour": 4.0}},
+    "gpus": [32],
+    "parallel": {"tp": [2, 4], "batch": ["auto"],
+                 "disaggregated": {"tp": [1, 2], "max_num_tokens": [8192], "engines": False,
+                                   "gpu": [{"gpu": "h100-sxm-80gb", "price_per_gpu_hour": 3.0}, "H200-SXM-141GB",
+                                           "B200-180GB"]}},
+}
+
+
+def test_prefill_instances_on_other_gpus_score_as_dse_evaluate_scores_their_scenario():
+    import dse
+    from dse.search.results import _plain
+    from dse.search.space import prefill_gpu_code
+
+    s = space(TWO_GPUS)
+    grid = serving_grid(s, 32)
+    h100, b200 = prefill_gpu_code("H100-SXM-80GB", "H200-SXM-141GB"), prefill_gpu_code("B200-180GB", "H200-SXM-141GB")
+    assert set(grid["prefill_gpu"]) == {0.0, h100, b200} and prefill_gpu_code("H200-SXM-141GB", "H200-SXM-141GB") == 0
+    df = score_point(s, 32, {})
+    assert _plain("prefill_gpu", h100) == "H100-SXM-80GB" and _plain("prefill_gpu", 0.0) == "same"
+    for code, gpu, price in ((h100, "H100-SXM-80GB", 3.0), (0.0, None, None)):
+        for _, row in df[df["prefill_gpu"] == code].iterrows():
+            prefill = {"tp": int(row["prefill_tp"]), "max_num_tokens": 8192}
+            if gpu:
+                prefill.update(gpu=gpu, price_per_gpu_hour=price)
+            ref = dse.evaluate(dse.load_scenario({
+                "workload": "inference", "precision": "fp8", "model": "llama3.1-70b",
+                "cluster": {"gpu": "H200-SXM-141GB", "num_gpus": 32, "price_per_gpu_hour": 4.0},
+                "parallel": {"tp": int(row["tp"])},
+                "inference": {"input_len": 4000, "output_len": 500, "phase": "disaggregated", "prefill": prefill}})).iloc[0]
+            for key in ("prefill_instances", "decode_instances", "tokens_per_s_per_gpu", "ttft_ms", "itl_ms",
+                        "cost_per_mtok_usd", "power_per_gpu_w", "link_bytes_per_s"):
+                assert row[key] == pytest.approx(ref[key], rel=1e-9), (gpu, key)
+    # an unpriced kind of GPU leaves the deployment's cost unknown, not free
+    assert df.loc[df["prefill_gpu"] == b200, "cost_per_mtok_usd"].isna().all()
+    assert df.loc[df["prefill_gpu"] != b200, "cost_per_mtok_usd"].gt(0).all()
+
+
+@pytest.mark.parametrize("gpu, needle", [("H1000", "unknown GPU"), ("A100-SXM-80GB", "no fp8 tensor cores")])
+def test_a_bad_prefill_gpu_in_a_space_names_the_field(gpu, needle):
+    bad = {**TWO_GPUS, "parallel": {**TWO_GPUS["parallel"],
+                                    "disaggregated": {**TWO_GPUS["parallel"]["disaggregated"], "gpu": [gpu]}}}
+    with pytest.raises(InputError, match=f"parallel.disaggregated.gpu.*{needle}"):
+        space(bad)
+
+
 def test_a_deployments_only_space_too_small_for_any_pair_says_so():
     from dse.search.enumerate import check_not_empty
 
