@@ -767,3 +767,20 @@ def test_l2_cache_knob_sets_the_column_and_only_a_dlrm_takes_it():
     rows = {mb: score_point(s, 16, {"l2_mb": float(mb)}) for mb in (0, 50, 200)}
     best = [float(rows[mb]["samples_per_s"].max()) for mb in (0, 50, 200)]
     assert best[0] < best[1] <= best[2] * (1 + 1e-9)  # the lookups of the rows it holds skip HBM
+
+
+def test_the_shipped_two_gpu_space_holds_its_header():
+    """search_spaces/llama3_70b_disaggregated_two_gpus.yaml says: the cheapest deployment runs 22
+    H100 prefill instances of TP 1 and 10 H200 decode instances of TP 1 at 1.33 USD per million
+    tokens and a 32 ms ITL; the cheapest all-H200 one costs 1.57."""
+    from dse.search.space import prefill_gpu_code
+
+    s = load_space(Path(__file__).resolve().parents[2] / "search_spaces" / "llama3_70b_disaggregated_two_gpus.yaml")
+    df = score_point(s, 32, {})
+    ok = df[df["feasible"]]
+    h100 = prefill_gpu_code("H100-SXM-80GB", "H200-SXM-141GB")
+    best = ok.sort_values("cost_per_mtok_usd").iloc[0]
+    assert best["prefill_gpu"] == h100 and (best["prefill_instances"], best["decode_instances"]) == (22, 10)
+    assert (best["prefill_tp"], best["tp"]) == (1, 1) and round(best["itl_ms"]) == 32
+    assert round(best["cost_per_mtok_usd"], 2) == 1.33
+    assert round(ok[ok["prefill_gpu"] == 0]["cost_per_mtok_usd"].min(), 2) == 1.57
