@@ -451,7 +451,8 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     prefill instances tp [1, 2, 4, 8], pp [1], ep [1] (dense) or [1, 2, 4, 8] (MoE), each joined
     with the scenario's ``prefill`` block (whose replicas and prompt tokens per iteration are
     kept), and the GPUs split as the scenario says (its ``prefill.instances``) or as serves the
-    most requests.
+    most requests. Prefill instances on another GPU (``prefill.gpu``) keep it: the knobs then vary
+    the cluster's GPU, the decode instances'.
     """
     p, spec = scenario.parallel, scenario.inference
     if spec is None:
@@ -472,11 +473,6 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
     inference.pop("batch", None)
     if spec.phase == "disaggregated":  # deployments of prefill and decode instances, no engines
         pre = spec.prefill
-        if pre.gpu is not None and pre.gpu != scenario.cluster.gpu:
-            raise single("inference.prefill.gpu",
-                         f"a what-if varies the knobs of one kind of GPU ({scenario.cluster.gpu}); a deployment whose "
-                         f"prefill instances run on {pre.gpu} is scored by dse evaluate (a what-if of each kind of "
-                         "instance: a scenario of phase prefill or decode on its own GPU)", pre.gpu, scenario.name)
         inference.pop("prefill", None)
         inference["phase"] = "both"
         moe = scenario.model.moe is not None
@@ -487,6 +483,9 @@ def serving_space(scenario: Scenario, gpu_counts: Sequence[int] | None = None,
             "engines": False}
         if pre.max_num_tokens:
             par["disaggregated"]["max_num_tokens"] = [int(pre.max_num_tokens)]
+        if pre.gpu is not None and pre.gpu != scenario.cluster.gpu:  # the knobs then vary the decode GPU
+            par["disaggregated"]["gpu"] = [{"gpu": pre.gpu, "price_per_gpu_hour": pre.price_per_gpu_hour}
+                                           if pre.price_per_gpu_hour is not None else pre.gpu]
     fixed, counts = _fixed_parts(scenario, gpu_counts, inference=inference)
     constraints = {k: float(v) for k, v in (("max_itl_ms", max_itl_ms), ("max_ttft_ms", max_ttft_ms))
                    if v is not None}
@@ -815,7 +814,10 @@ def whatif(scenario: Scenario | str | Path | Mapping[str, Any],
                      "throughput elasticities do not apply (no sensitivity table)")
         if ladder is not None and points["feasible_plans"].eq(0).any():
             notes.append(f"no plan on up to {ladder[-1]} GPUs serves the load at some points")
-    elif serving:
+    if disaggregated(spec) and spec.inference.prefill.gpu not in (None, spec.cluster.gpu):
+        notes.append(f"the prefill instances stay on {spec.inference.prefill.gpu}: the knobs vary the cluster's "
+                     f"{spec.cluster.gpu}, the decode instances'")
+    if serving and not at_load:
         bounds = [f"{label} <= {v:g} ms" for label, v in (("ITL", max_itl_ms), ("TTFT", max_ttft_ms)) if v is not None]
         notes.append("serving: the best plan by output tokens/s" + (f" with {' and '.join(bounds)}" if bounds else
                      " (no latency bound: give --max-itl-ms / --max-ttft-ms to trade throughput for latency)"))
@@ -1185,6 +1187,17 @@ def is_deployment(row: Mapping[str, Any] | pd.Series) -> bool:
     return _get(row, "phase") == 3.0
 
 
+def _prefill_gpu(row: Mapping[str, Any] | pd.Series) -> str | None:
+    """The GPU of a deployment's prefill instances when it is not the cluster's: a search row's
+    code (:func:`dse.search.space.prefill_gpu_code`) or a ``dse.evaluate`` row's name."""
+    from .search.space import prefill_gpu_name
+
+    value = row.get("prefill_gpu") if hasattr(row, "get") else None
+    if isinstance(value, str):
+        return value if value and value != row.get("gpu") else None
+    return prefill_gpu_name(_get(row, "prefill_gpu")) if _get(row, "prefill_gpu") > 0 else None
+
+
 def deployment_plan_text(row: Mapping[str, Any] | pd.Series) -> str:
     """A deployment's label, e.g. ``P 10x tp2 mnt8192 + D 3x tp4 b64``: how many prefill instances
     (``auto`` where the split is not known yet) and their degrees (``mnt``: the prompt tokens an
@@ -1200,6 +1213,9 @@ def deployment_plan_text(row: Mapping[str, Any] | pd.Series) -> str:
         return f"{n:g}x" if n > 0 else "auto x"
 
     pre = degrees("prefill_")
+    other = _prefill_gpu(row)
+    if other:
+        pre.insert(0, other)
     if _get(row, "prefill_max_num_tokens") > 0:
         pre.append(f"mnt{_get(row, 'prefill_max_num_tokens'):g}")
     dec = degrees("")
@@ -1360,7 +1376,9 @@ def figure_note(result: WhatIf) -> str | None:
 def _title(result: WhatIf, gpus_varied: bool) -> str:
     s = result.scenario
     rate = s.inference.request_rate if s.inference is not None else None
-    where = f"{s.cluster.gpu}, GPU count varied" if gpus_varied else f"{s.cluster.num_gpus}x {s.cluster.gpu}"
+    pre_gpu = s.inference.prefill.gpu if s.inference is not None and s.inference.prefill is not None else None
+    gpu = f"{s.cluster.gpu} (prefill on {pre_gpu})" if pre_gpu and pre_gpu != s.cluster.gpu else s.cluster.gpu
+    where = f"{gpu}, GPU count varied" if gpus_varied else f"{s.cluster.num_gpus}x {gpu}"
     if rate is not None and not gpus_varied:  # at an offered load each point has its fewest GPUs
         where = f"fewest {s.cluster.gpu} for {rate:g} req/s"
     limits = [f"{name} <= {result.bounds[key]:g} ms" for key, name in (("max_itl_ms", "ITL"), ("max_ttft_ms", "TTFT"))
@@ -1650,7 +1668,10 @@ def report_renderables(result: WhatIf) -> list[Any]:
     one = short[:-1]
     best_rate, best_per_gpu = f"best_{m.rate}", f"best_{m.per_gpu}"
     items: list[Any] = []
-    title = f"{s.name + ': ' if s.name else ''}{s.model.name} on {s.cluster.num_gpus}x {s.cluster.gpu}, {s.precision}"
+    pre_gpu = s.inference.prefill.gpu if s.inference is not None and s.inference.prefill is not None else None
+    gpus = (f"{s.cluster.num_gpus} GPUs (prefill {pre_gpu}, decode {s.cluster.gpu})"
+            if pre_gpu and pre_gpu != s.cluster.gpu else f"{s.cluster.num_gpus}x {s.cluster.gpu}")
+    title = f"{s.name + ': ' if s.name else ''}{s.model.name} on {gpus}, {s.precision}"
     items.append(Text(title, style="bold"))
     serving = "best_itl_ms" in base.index
     found = math.isfinite(float(base[best_rate]))

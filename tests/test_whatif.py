@@ -679,3 +679,29 @@ def test_cli_whatif_of_a_disaggregated_scenario(tmp_path):
     assert rec["base"]["phase"] == 3 and rec["bound"]["bottleneck"] in BOTTLENECKS
     assert rec["own_plan"]["plan"].startswith("P 10x tp2") and rec["own_plan"]["feasible"]
     assert all(p["best_tokens_per_s_per_gpu"] > 0 and p["decode_instances"] >= 1 for p in rec["points"])
+
+
+def test_a_two_gpu_deployments_what_if_keeps_its_prefill_gpu_and_varies_the_decode_gpu():
+    """H100 prefill with H200 decode: every plan keeps its prefill instances on H100s (the knobs
+    vary the cluster's H200s), the scenario's own deployment scores as dse.evaluate scores it, and
+    more decode bandwidth never lowers the best."""
+    import dse
+    from dse.search.evaluation import score_point
+    from dse.search.space import prefill_gpu_code
+    from dse.whatif import _scenario
+
+    path = ROOT / "scenarios" / "llama3_70b_disaggregated_h100_h200.yaml"
+    spec = _scenario(path)
+    space = software_space(spec)
+    code = prefill_gpu_code("H100-SXM-80GB", "H200-SXM-141GB")
+    scored = score_point(space, 32, {})
+    assert (scored["prefill_gpu"] == code).all()
+    own = dse.evaluate(spec).iloc[0]
+    mine = scored[(scored["prefill_tp"] == 2) & (scored["tp"] == 4) & (scored["pp"] == 1) & (scored["batch_auto"] == 1)]
+    for key in ("tokens_per_s_per_gpu", "ttft_ms", "itl_ms", "cost_per_mtok_usd"):
+        assert float(mine[key].iloc[0]) == pytest.approx(float(own[key]), rel=1e-9), key
+    result = whatif(path, {"hbm_tbps": [3.35, 4.8, 8.0]})
+    best = result.points.sort_values("hbm_tbps")["best_tokens_per_s_per_gpu"].to_numpy()
+    assert (np.diff(best) >= -1e-9 * best[:-1]).all()
+    assert plan_text(result.base).startswith("P ") and "H100-SXM-80GB" in plan_text(result.base)
+    assert any("stay on H100-SXM-80GB" in n for n in result.notes)
