@@ -321,7 +321,8 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
     than the decode instances (their columns' hardware, price and power are then each side's own,
     and the KV cache crosses the scale-out network). Returns (the
     deployments' rows: every output of the serving model, the deployment's figures in place of an
-    instance's, :data:`INSTANCE_ONLY` NaN, the memory parts of the fuller instance, ``batch`` the
+    instance's, :data:`INSTANCE_ONLY` NaN, the memory of the fuller instance (the larger share of
+    its GPU's HBM, ``hbm_bytes``), ``batch`` the
     decode plan's (its largest-that-fits where the plan leaves it to the engine) and
     ``decode_batch`` what a decode instance holds at its load; the prefill instance's outputs; the
     decode instance's outputs at its load), each a dict of arrays of length N.
@@ -397,12 +398,16 @@ def evaluate_deployments(prefill: Mapping[str, Any], decode: Mapping[str, Any], 
         metrics["ttft_ms"] = np.where(saturated, metrics["ttft_ms"] + queued * 1e3, metrics["ttft_ms"])
         metrics["prefill_wait_s"] = np.where(saturated, metrics["prefill_wait_s"] + queued, metrics["prefill_wait_s"])
     rows = dict(at)
-    heavier = pre["memory_per_gpu_bytes"] > at["memory_per_gpu_bytes"]
+    # the fuller instance: the larger share of its own GPU's HBM (the two kinds may differ)
+    hbm_p, hbm_d = gp("hbm_bytes", 1.0), g("hbm_bytes", 1.0)
+    heavier = pre["memory_per_gpu_bytes"] * hbm_d > at["memory_per_gpu_bytes"] * hbm_p
     for key in rows:
-        if key.startswith("memory_") and key != "memory_per_gpu_bytes":
+        if key.startswith("memory_"):
             rows[key] = np.where(heavier, pre[key], at[key])
     rows.update({k: np.full(n, np.nan) for k in INSTANCE_ONLY if k in rows})
     rows.update(metrics)
+    rows["memory_per_gpu_bytes"] = np.where(heavier, pre["memory_per_gpu_bytes"], at["memory_per_gpu_bytes"])
+    rows["hbm_bytes"] = np.where(heavier, hbm_p, hbm_d)  # of the fuller instance's GPU
     stated = g("batch")
     rows["batch"] = np.where(stated > 0, stated, dec["batch"])
     rows["decode_batch"] = at["batch"]

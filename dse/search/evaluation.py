@@ -169,6 +169,10 @@ def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarra
     for index, m in parts:
         for k, v in m.items():
             out[k][index] = v
+    if "hbm_bytes" in out:  # a deployment's is its fuller instance's GPU's; an engine's its input's
+        out["hbm_bytes"] = np.where(np.isnan(out["hbm_bytes"]),
+                                    np.broadcast_to(np.asarray(base["hbm_bytes"], dtype=np.float64), (n,)),
+                                    out["hbm_bytes"])
     return out
 
 

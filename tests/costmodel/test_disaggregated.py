@@ -239,6 +239,17 @@ def test_prefill_on_another_gpu_runs_on_its_own_hardware_price_and_power():
     gpus_p = row["prefill_instances"] * 2
     dollars_per_s = (gpus_p * 2.0 + (16 - gpus_p) * 3.0) / 3600
     assert row["cost_per_mtok_usd"] == pytest.approx(dollars_per_s / row["tokens_per_s"] * 1e6, rel=1e-9)
+    # the memory shown is the fuller instance's, the larger share of its own GPU's HBM
+    _, at_s = deployment_instances(mixed, row)
+    at = dse.evaluate(at_s).iloc[0]
+    shares = {"prefill": pre["memory_per_gpu_bytes"] / pre["hbm_bytes"], "decode": at["memory_per_gpu_bytes"] / at["hbm_bytes"]}
+    fuller = pre if shares["prefill"] > shares["decode"] else at
+    assert row["hbm_bytes"] == fuller["hbm_bytes"] and row["memory_per_gpu_bytes"] == fuller["memory_per_gpu_bytes"]
+    light = scenario(16, {"tp": 2, "gpu": "H100-SXM-80GB"}, {"gpu": "H200-SXM-141GB"}, request_rate=0.5)
+    low = dse.evaluate(light).iloc[0]  # decodes hold a few sequences: the H100 prefill GPUs are the fuller
+    pre_light = dse.evaluate(instance_scenarios(light)[0]).iloc[0]
+    assert low["hbm_bytes"] == pre_light["hbm_bytes"] < row["hbm_bytes"]
+    assert low["memory_per_gpu_bytes"] == pre_light["memory_per_gpu_bytes"]
     same = scenario(16, {"tp": 2, "gpu": "H100-SXM-80GB"})
     plain = dse.evaluate(scenario(16)).iloc[0]
     for key in ("tokens_per_s", "ttft_ms", "itl_ms", "cost_per_mtok_usd", "power_per_gpu_w", "mfu"):
