@@ -212,9 +212,9 @@ def attach_metrics(frame: pd.DataFrame, metrics: Mapping[str, np.ndarray], expla
     """``frame`` with the cost model's ``metrics`` appended: ``feasible`` as bool,
     ``infeasible_mask`` as int and ``infeasible_reason`` (``explainer(mask, row)`` for the
     infeasible rows only when ``explain``; '' otherwise)."""
-    out = frame.copy()
-    for k, v in metrics.items():
-        out[k] = v
+    added = pd.DataFrame({k: v for k, v in metrics.items()}, index=frame.index)
+    # one concat (a column added one by one fragments the frame), the metrics in place of inputs
+    out = pd.concat([frame.drop(columns=[k for k in added.columns if k in frame.columns]), added], axis=1).copy()
     if not len(frame):
         out["feasible"] = pd.Series(dtype=bool)
         out["infeasible_mask"] = pd.Series(dtype=np.int64)

@@ -55,6 +55,23 @@ def find_gpu(name: str) -> str | None:
     return _index("gpu").get(_key(name))
 
 
+def prefill_gpu_code(name: str | None, cluster_gpu: str) -> int:
+    """The code a row of results gives the GPU of a deployment's prefill instances: 0 for the
+    cluster's own (or none named), else 1 + its place in the GPU preset table
+    (:func:`prefill_gpu_name` turns it back)."""
+    canonical = find_gpu(name) if name else None
+    if canonical is None or canonical == find_gpu(cluster_gpu):
+        return 0
+    return list(gpu_table()).index(canonical) + 1
+
+
+def prefill_gpu_name(code: float) -> str | None:
+    """The GPU preset of a prefill GPU code (:func:`prefill_gpu_code`); None for 0, the cluster's."""
+    i = int(round(float(code)))
+    names = list(gpu_table())
+    return names[i - 1] if 1 <= i <= len(names) else None
+
+
 def find_model(name: str) -> str | None:
     """Model preset id for ``name`` (id or alias, any case), or None."""
     return _index("model").get(_key(name))

@@ -799,8 +799,10 @@ def deployment_record(row: Any) -> dict[str, Any]:
               "decode_ep"):
         rec[k] = _int(row.get(k))
     rec["bound_by"] = BOUND.get(_int(row.get("bound_by")) or 0)
-    rec["prefill_gpu"] = str(row.get("prefill_gpu") or row.get("gpu") or "")
+    from .presets import prefill_gpu_name
+
     rec["decode_gpu"] = str(row.get("gpu") or "")
+    rec["prefill_gpu"] = prefill_gpu_name(_num(row.get("prefill_gpu")) or 0.0) or rec["decode_gpu"]
     return rec
 
 

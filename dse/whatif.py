@@ -1188,13 +1188,10 @@ def is_deployment(row: Mapping[str, Any] | pd.Series) -> bool:
 
 
 def _prefill_gpu(row: Mapping[str, Any] | pd.Series) -> str | None:
-    """The GPU of a deployment's prefill instances when it is not the cluster's: a search row's
-    code (:func:`dse.search.space.prefill_gpu_code`) or a ``dse.evaluate`` row's name."""
-    from .search.space import prefill_gpu_name
+    """The GPU of a deployment's prefill instances when it is not the cluster's (the row's
+    ``prefill_gpu`` code, :func:`dse.presets.prefill_gpu_code`), else None."""
+    from .presets import prefill_gpu_name
 
-    value = row.get("prefill_gpu") if hasattr(row, "get") else None
-    if isinstance(value, str):
-        return value if value and value != row.get("gpu") else None
     return prefill_gpu_name(_get(row, "prefill_gpu")) if _get(row, "prefill_gpu") > 0 else None
 
 

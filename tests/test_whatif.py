@@ -687,7 +687,7 @@ def test_a_two_gpu_deployments_what_if_keeps_its_prefill_gpu_and_varies_the_deco
     more decode bandwidth never lowers the best."""
     import dse
     from dse.search.evaluation import score_point
-    from dse.search.space import prefill_gpu_code
+    from dse.presets import prefill_gpu_code
     from dse.whatif import _scenario
 
     path = ROOT / "scenarios" / "llama3_70b_disaggregated_h100_h200.yaml"

@@ -315,7 +315,7 @@ def _deployment_rows(space: SearchSpace, n_gpus: int) -> dict[str, np.ndarray]:
     pre_rows = {f"prefill_{k}": v for k, v in probe.items()}
     pre_rows = _cross(pre_rows, "prefill_max_num_tokens", sorted(set(pre.max_num_tokens or [0])))
     pre_rows = _cross(pre_rows, "prefill_count", pre.instance_counts())  # 0 = the split that serves the most
-    from .space import prefill_gpu_code
+    from ..presets import prefill_gpu_code
 
     gpu = space.base.cluster.gpu  # 0: the prefill instances on the cluster's GPU, else another preset's code
     names = [name for name, _ in pre.gpus()] or [gpu]

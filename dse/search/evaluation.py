@@ -111,7 +111,7 @@ def _prefill_gpu_columns(space: SearchSpace, num_gpus: int, code: int) -> dict[s
     cluster GPU's, and every column a hardware knob sets."""
     from ..specs import ClusterSpec
     from ..workloads.inference import inference_columns
-    from .space import prefill_gpu_code, prefill_gpu_name
+    from ..presets import prefill_gpu_code, prefill_gpu_name
 
     key = (space_key(space), num_gpus, code)
     if key not in _PREFILL_GPUS:

@@ -355,7 +355,7 @@ def _plan_text(row: pd.Series) -> str:
     parts = [f"{v('num_gpus'):g} GPUs:"]
     if v("phase") == 3:  # a disaggregated deployment: each kind of instance
         tokens = f", {v('prefill_max_num_tokens'):g}-token iterations" if v("prefill_max_num_tokens") > 0 else ""
-        from .space import prefill_gpu_name
+        from ..presets import prefill_gpu_name
 
         on = prefill_gpu_name(v("prefill_gpu")) if v("prefill_gpu") > 0 else None  # another GPU than the cluster's
         parts.append(f"{v('prefill_instances'):g} prefill{f' ({on})' if on else ''} x tp{v('prefill_tp'):g}"

@@ -359,7 +359,7 @@ def _plain(name: str, value: Any) -> Any:
     if name == "phase":
         return PHASE_NAMES.get(int(round(float(value))), float(value))
     if name == "prefill_gpu":  # a prefill instance's GPU: its preset, "same" for the cluster's own
-        from .space import prefill_gpu_name
+        from ..presets import prefill_gpu_name
 
         return prefill_gpu_name(value) or "same"
     if isinstance(value, (np.integer, int)):

@@ -1097,26 +1097,6 @@ def _prefill_gpu_problems(name: str, base: Scenario) -> list[FieldProblem]:
     return []
 
 
-def prefill_gpu_code(name: str | None, cluster_gpu: str) -> int:
-    """The results' code of a prefill instances' GPU: 0 for the cluster's own, else 1 + its place
-    in the GPU preset table (:func:`prefill_gpu_name` turns it back)."""
-    from ..presets import find_gpu, gpu_table
-
-    canonical = find_gpu(name) if name else None
-    if canonical is None or canonical == find_gpu(cluster_gpu):
-        return 0
-    return list(gpu_table()).index(canonical) + 1
-
-
-def prefill_gpu_name(code: float) -> str | None:
-    """The GPU preset of a prefill GPU code (:func:`prefill_gpu_code`), None for 0 (the cluster's)."""
-    from ..presets import gpu_table
-
-    i = int(round(float(code)))
-    names = list(gpu_table())
-    return names[i - 1] if 1 <= i <= len(names) else None
-
-
 def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     problems = []
     m, par = base.model, spec.parallel

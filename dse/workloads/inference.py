@@ -44,7 +44,7 @@ from ..costmodel import training as tr
 from ..costmodel.inputs import COLUMNS
 from ..errors import InputError, single
 from ..hardware import resolve_hardware
-from ..presets import calibration_table, gpu_preset
+from ..presets import calibration_table, gpu_preset, prefill_gpu_code
 from ..specs import ClusterSpec, ParallelSpec, Scenario
 from . import register
 
@@ -242,19 +242,18 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
         N, fixed, rate, clients, same)
     pre = attach_metrics(pre_in, pre_out, explain, explainer=describe)
     at = attach_metrics(dec_in, at_out, explain, explainer=describe)
-    frame = dec_in.copy()
-    for key, v in rows.items():
-        frame[key] = v
-    frame["num_gpus"] = N
-    frame["request_rate"] = rate
-    frame["concurrency"] = clients
-    frame["phase"] = PHASE_DISAGGREGATED
+    columns = {**rows, "num_gpus": N, "request_rate": rate, "concurrency": clients,
+               "phase": np.full(len(scenarios), PHASE_DISAGGREGATED)}
     for key in ("tp", "pp", "dp", "ep", "num_gpus"):
-        frame[f"prefill_{key}"] = pre[key].to_numpy()
-        frame[f"decode_{key}"] = at[key].to_numpy()
-    frame["prefill_max_num_tokens"] = pre["max_num_tokens"].to_numpy()
-    frame["feasible"] = rows["feasible"] > 0
-    frame["infeasible_mask"] = rows["infeasible_mask"].astype(np.int64)
+        columns[f"prefill_{key}"] = pre[key].to_numpy()
+        columns[f"decode_{key}"] = at[key].to_numpy()
+    columns["prefill_max_num_tokens"] = pre["max_num_tokens"].to_numpy()
+    columns["feasible"] = rows["feasible"] > 0
+    columns["infeasible_mask"] = rows["infeasible_mask"].astype(np.int64)
+    # the decode instance's inputs, then the deployment's columns in place of its own (one concat:
+    # no frame built column by column)
+    frame = pd.concat([dec_in.drop(columns=[k for k in columns if k in dec_in.columns]),
+                       pd.DataFrame(columns, index=dec_in.index)], axis=1).copy()  # copy: consolidated
     reasons = []
     for i in range(len(scenarios)):
         why = []
@@ -275,7 +274,8 @@ def _deployments(scenarios: list[Scenario], explain: bool) -> pd.DataFrame:
         reasons.append("; ".join(why))
     frame["infeasible_reason"] = reasons
     return frame.assign(name=[s.name for s in scenarios], gpu=[s.cluster.gpu for s in scenarios],
-                        prefill_gpu=[pair[0].cluster.gpu for pair in pairs],
+                        prefill_gpu=[float(prefill_gpu_code(pair[0].cluster.gpu, s.cluster.gpu))
+                                     for s, pair in zip(scenarios, pairs)],
                         model=[s.model.name for s in scenarios], precision=[s.precision for s in scenarios])
 
 
@@ -304,10 +304,13 @@ def evaluate(scenarios: list[Scenario], explain: bool = True) -> pd.DataFrame:
     split = [s.inference is not None and s.inference.phase == "disaggregated" for s in scenarios]
     if not any(split):
         return _engines(scenarios, explain)
+    if all(split):
+        return _deployments(scenarios, explain)
     engines = _engines([s for s, d in zip(scenarios, split) if not d], explain)
     deployments = _deployments([s for s, d in zip(scenarios, split) if d], explain)
     order = np.argsort(np.concatenate([np.flatnonzero(~np.array(split)), np.flatnonzero(split)]), kind="stable")
-    return pd.concat([engines, deployments], ignore_index=True).iloc[order].reset_index(drop=True)
+    # copy: the concat of two frames of different columns is one block a column until consolidated
+    return pd.concat([engines, deployments], ignore_index=True).iloc[order].reset_index(drop=True).copy()
 
 
 def evaluate_frame(frame: pd.DataFrame, explain: bool = True) -> pd.DataFrame:

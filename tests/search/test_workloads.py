@@ -284,7 +284,7 @@ TWO_GPUS = {
 def test_prefill_instances_on_other_gpus_score_as_dse_evaluate_scores_their_scenario():
     import dse
     from dse.search.results import _plain
-    from dse.search.space import prefill_gpu_code
+    from dse.presets import prefill_gpu_code
 
     s = space(TWO_GPUS)
     grid = serving_grid(s, 32)
@@ -773,7 +773,7 @@ def test_the_shipped_two_gpu_space_holds_its_header():
     """search_spaces/llama3_70b_disaggregated_two_gpus.yaml says: the cheapest deployment runs 22
     H100 prefill instances of TP 1 and 10 H200 decode instances of TP 1 at 1.33 USD per million
     tokens and a 32 ms ITL; the cheapest all-H200 one costs 1.57."""
-    from dse.search.space import prefill_gpu_code
+    from dse.presets import prefill_gpu_code
 
     s = load_space(Path(__file__).resolve().parents[2] / "search_spaces" / "llama3_70b_disaggregated_two_gpus.yaml")
     df = score_point(s, 32, {})
