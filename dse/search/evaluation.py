@@ -109,21 +109,18 @@ def _prefill_gpu_columns(space: SearchSpace, num_gpus: int, code: int) -> dict[s
     """The hardware columns of a prefill instance on the GPU of ``code`` (another preset than the
     cluster's): its preset's figures, calibration, price and power where they differ from the
     cluster GPU's, and every column a hardware knob sets."""
-    from ..specs import ClusterSpec
-    from ..workloads.inference import inference_columns
     from ..presets import prefill_gpu_code, prefill_gpu_name
+    from ..workloads.inference import inference_columns, prefill_cluster
 
     key = (space_key(space), num_gpus, code)
     if key not in _PREFILL_GPUS:
         if len(_PREFILL_GPUS) > 256:
             _PREFILL_GPUS.clear()
         scenario = space.scenario(num_gpus)
-        cluster = ClusterSpec(gpu=prefill_gpu_name(code), num_gpus=num_gpus,
-                              rail_optimized=scenario.cluster.rail_optimized)
+        stated = [price for name, price in space.spec.parallel.disaggregated.gpus()  # a price the space states
+                  if price is not None and prefill_gpu_code(name, scenario.cluster.gpu) == code]
+        cluster = prefill_cluster(scenario.cluster, prefill_gpu_name(code), num_gpus, stated[0] if stated else None)
         own = inference_columns(scenario.model_copy(update={"cluster": cluster}))
-        for name, price in space.spec.parallel.disaggregated.gpus():  # a price the space states
-            if price is not None and prefill_gpu_code(name, scenario.cluster.gpu) == code:
-                own["price_per_gpu_hour"] = float(price)
         ref = _base(space, num_gpus)
         _PREFILL_GPUS[key] = {k: v for k, v in own.items() if k in KNOB_COLUMNS or v != ref.get(k)}
     return _PREFILL_GPUS[key]
@@ -165,14 +162,13 @@ def _with_deployments(base: dict[str, Any], cols: dict[str, Any], dep: np.ndarra
                                       same_gpu=(codes == 0).astype(np.float64))
     parts.append((deployments, rows))
     names = list(dict.fromkeys(k for _, m in parts for k in m))
-    out = {k: np.full(n, np.nan) for k in names}
+    # an output one kind of row lacks: its input's value where it is an input (a deployment's
+    # hbm_bytes and price are its own, an engine's the inputs'), NaN otherwise
+    out = {k: (np.broadcast_to(np.asarray(base[k], dtype=np.float64), (n,)).copy() if k in base
+               else np.full(n, np.nan)) for k in names}
     for index, m in parts:
         for k, v in m.items():
             out[k][index] = v
-    if "hbm_bytes" in out:  # a deployment's is its fuller instance's GPU's; an engine's its input's
-        out["hbm_bytes"] = np.where(np.isnan(out["hbm_bytes"]),
-                                    np.broadcast_to(np.asarray(base["hbm_bytes"], dtype=np.float64), (n,)),
-                                    out["hbm_bytes"])
     return out
 
 
@@ -307,10 +303,9 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
     if "price_per_gpu_hour" in cols:  # unknown cost, not a free one, for a GPU without a price
-        price = np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,))
-        if "price_per_gpu_hour" in metrics:  # a deployment's mean over its kinds of GPU (0: one unpriced)
-            price = np.where(np.isnan(metrics["price_per_gpu_hour"]), price, metrics["price_per_gpu_hour"])
-        df["price_per_gpu_hour"] = price
+        # a deployment's price is its mean over its kinds of GPU (0: one of them unpriced)
+        df["price_per_gpu_hour"] = (metrics["price_per_gpu_hour"] if "price_per_gpu_hour" in metrics else
+                                    np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,)))
         df = unpriced_as_missing(df)
         if space.spec.price_model is None:  # kept beside the knobs only when a model sets it
             df = df.drop(columns="price_per_gpu_hour")

@@ -169,6 +169,15 @@ DEPLOYMENT_ONLY = ("prefill_instances", "decode_instances", "idle_gpus", "kv_tra
                    "decode_tp", "decode_pp", "decode_dp", "decode_ep", "decode_num_gpus")
 
 
+def prefill_cluster(cluster: ClusterSpec, gpu: str | None, num_gpus: int, price: float | None = None) -> ClusterSpec:
+    """The cluster of a deployment's prefill instances on ``num_gpus`` GPUs: the deployment's
+    cluster, or another GPU preset as it is (``gpu``; the cluster's overrides describe the decode
+    GPUs), at ``price`` USD per GPU-hour when given."""
+    out = (cluster.model_copy(update={"num_gpus": num_gpus}) if gpu is None else
+           ClusterSpec(gpu=gpu, num_gpus=num_gpus, rail_optimized=cluster.rail_optimized))
+    return out if price is None else out.model_copy(update={"price_per_gpu_hour": price})
+
+
 def heterogeneous(scenario: Scenario) -> bool:
     """Whether a disaggregated deployment runs its prefill instances on another GPU than its
     decode instances (``inference.prefill.gpu``)."""
@@ -185,10 +194,8 @@ def instance_scenarios(scenario: Scenario) -> tuple[Scenario, Scenario]:
     serve = serve.model_copy(update={"request_rate": None, "concurrency": None})  # the deployment's load
     dp = par.dp or 1
     n_prefill = pre.tp * pre.pp * pre.dp
-    cluster = (scenario.cluster.model_copy(update={"num_gpus": n_prefill}) if not heterogeneous(scenario) else
-               ClusterSpec(gpu=pre.gpu, num_gpus=n_prefill, rail_optimized=scenario.cluster.rail_optimized))
-    if pre.price_per_gpu_hour is not None:
-        cluster = cluster.model_copy(update={"price_per_gpu_hour": pre.price_per_gpu_hour})
+    cluster = prefill_cluster(scenario.cluster, pre.gpu if heterogeneous(scenario) else None, n_prefill,
+                              pre.price_per_gpu_hour)
     prefill = scenario.model_copy(update={
         "name": f"{scenario.name or 'deployment'}: prefill instance",
         "cluster": cluster,
