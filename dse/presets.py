@@ -55,21 +55,33 @@ def find_gpu(name: str) -> str | None:
     return _index("gpu").get(_key(name))
 
 
+def gpu_code(name: str) -> int:
+    """A GPU preset's code in rows of results: 1 + its place in the GPU preset table (0 for a
+    name that is not a preset). :func:`gpu_name` turns it back."""
+    canonical = find_gpu(name)
+    return 0 if canonical is None else list(gpu_table()).index(canonical) + 1
+
+
+def gpu_name(code: float) -> str | None:
+    """The GPU preset of a code (:func:`gpu_code`); None for 0 or a code of no preset."""
+    i = int(round(float(code)))
+    names = list(gpu_table())
+    return names[i - 1] if 1 <= i <= len(names) else None
+
+
 def prefill_gpu_code(name: str | None, cluster_gpu: str) -> int:
     """The code a row of results gives the GPU of a deployment's prefill instances: 0 for the
-    cluster's own (or none named), else 1 + its place in the GPU preset table
-    (:func:`prefill_gpu_name` turns it back)."""
+    cluster's own (or none named), else its :func:`gpu_code` (:func:`prefill_gpu_name` turns it
+    back)."""
     canonical = find_gpu(name) if name else None
     if canonical is None or canonical == find_gpu(cluster_gpu):
         return 0
-    return list(gpu_table()).index(canonical) + 1
+    return gpu_code(canonical)
 
 
 def prefill_gpu_name(code: float) -> str | None:
     """The GPU preset of a prefill GPU code (:func:`prefill_gpu_code`); None for 0, the cluster's."""
-    i = int(round(float(code)))
-    names = list(gpu_table())
-    return names[i - 1] if 1 <= i <= len(names) else None
+    return gpu_name(code)
 
 
 def find_model(name: str) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from .evaluation import best_row, objective_values, score_configs, score_point, trial_plan
-from .space import SearchSpace
+from .space import GPU_KNOB, SearchSpace
 
 #: The constraint every trial reports (<= 0 means feasible).
 CONSTRAINT = "memory_excess_gib"
@@ -264,10 +264,14 @@ def study_complete(study) -> int:
 
 
 def suggest_knobs(trial, space: SearchSpace) -> dict[str, float]:
-    """Hardware knob values for a trial: categorical for listed values, float ranges otherwise."""
+    """Hardware knob values for a trial: categorical for listed values (the GPU by preset name,
+    returned as its code), float ranges otherwise."""
     knobs = {}
     for name, knob in space.knobs.items():
-        if knob.values is not None:
+        if name == GPU_KNOB:  # by preset name, so a stored study reads the same if the preset table grows
+            choices = {n: code for code, (n, _) in space.gpu_choices().items()}
+            knobs[name] = float(choices[trial.suggest_categorical(f"hw.{GPU_KNOB}", list(choices))])
+        elif knob.values is not None:
             knobs[name] = float(trial.suggest_categorical(f"hw.{name}", [float(v) for v in knob.values]))
         else:
             step = None if knob.log else knob.step
@@ -432,14 +436,20 @@ def score_plan_positions(space: SearchSpace, rows: list[tuple[int, int, dict[str
 
     picked = []
     for number, gpus, knobs, position in rows:
-        grid = _grid(space, gpus)
+        grid = _grid(space, gpus, knobs.get(GPU_KNOB, 0))
         picked.append((number, gpus, knobs, grid, plan_index(position, len(grid["num_gpus"]))))
     return score_configs(space, picked)
 
 
 def trial_point(params: dict[str, Any], space: SearchSpace) -> tuple[int, tuple]:
     """A trial's hardware point (GPU count, sorted knob values) from its parameters."""
-    knobs = tuple(sorted((name, float(params[f"hw.{name}"])) for name in space.knobs if f"hw.{name}" in params))
+    from ..presets import gpu_code
+
+    def value(name: str) -> float:
+        given = params[f"hw.{name}"]
+        return float(gpu_code(given)) if name == GPU_KNOB else float(given)
+
+    knobs = tuple(sorted((name, value(name)) for name in space.knobs if f"hw.{name}" in params))
     return int(params["num_gpus"]), knobs
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..costmodel.training import kv_heads_fit
 from ..errors import single
-from .space import SearchSpace, transformer_shape
+from .space import GPU_KNOB, SearchSpace, transformer_shape
 
 #: Columns of :func:`software_grid`, in the order the rows are sorted by.
 SOFTWARE_COLUMNS = (
@@ -442,7 +442,7 @@ def check_not_empty(space: SearchSpace) -> None:
     """Raise :class:`dse.errors.InputError` (field ``gpus``) when the space holds no valid
     configuration at any of its GPU counts, saying why for each count."""
     counts = space.gpu_counts()
-    if any(len(plan_grid(space, n)["num_gpus"]) for n in counts):
+    if any(len(plan_grid(v, n)["num_gpus"]) for v in space.gpu_variants() for n in counts):
         return
     reasons = [f"on {n} GPUs, {no_plan_reason(space, n)}" for n in counts[:4]]
     if len(counts) > 4:
@@ -482,24 +482,29 @@ def hardware_grid(space: SearchSpace) -> dict[str, np.ndarray]:
 def space_size(space: SearchSpace) -> dict[str, Any]:
     """How big the discrete parts of a space are.
 
-    Returns ``software`` (GPU count -> number of valid software configurations, for every count
-    of :meth:`SearchSpace.gpu_counts`), ``software_total`` (their sum), ``hardware_points``
-    (points of :func:`hardware_grid`: 1 with no knobs, None when a knob is continuous without
-    ``step``) and ``total`` (software_total * hardware_points; when hardware_points is None,
-    the configurations per hardware point, i.e. software_total).
+    Returns ``software`` (GPU count -> number of valid software configurations of a hardware
+    point, for every count of :meth:`SearchSpace.gpu_counts`; with a ``gpu`` knob the most over
+    its candidates, which differ only for a DLRM's node plans on servers of other sizes),
+    ``software_total`` (their sum), ``hardware_points`` (points of :func:`hardware_grid`: 1 with
+    no knobs, None when a knob is continuous without ``step``) and ``total`` (the configurations
+    of all hardware points, software_total * hardware_points when every point has the same plans;
+    when hardware_points is None, the configurations per hardware point, i.e. software_total).
     """
-    software = {n: int(len(plan_grid(space, n)["num_gpus"])) for n in space.gpu_counts()}
+    # per GPU candidate (the gpu knob): a DLRM's node plans need whole servers of that GPU
+    per_gpu = [{n: int(len(plan_grid(v, n)["num_gpus"])) for n in space.gpu_counts()} for v in space.gpu_variants()]
+    software = {n: max(sw[n] for sw in per_gpu) for n in per_gpu[0]}
     total_sw = int(sum(software.values()))
-    knobs = space.knobs
+    knobs = {k: v for k, v in space.knobs.items() if k != GPU_KNOB}
     if all(k.is_gridable for k in knobs.values()):
         points = 1
         for knob in knobs.values():
             points *= int(len(knob.grid()))
     else:
         points = None
+    each = points if points is not None else 1
     return {
         "software": software,
         "software_total": total_sw,
-        "hardware_points": points,
-        "total": total_sw * (points if points is not None else 1),
+        "hardware_points": None if points is None else points * len(per_gpu),
+        "total": sum(sum(sw.values()) for sw in per_gpu) * each if points is not None else total_sw,
     }

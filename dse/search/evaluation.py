@@ -21,7 +21,7 @@ import pandas as pd
 from ..costmodel import evaluate_training
 from ..api import unpriced_as_missing
 from .enumerate import plan_grid
-from .space import METRIC_CONSTRAINTS, SearchSpace, hardware_columns
+from .space import GPU_KNOB, METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
 PLAN_COLUMNS = (
     "num_gpus", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers",
@@ -243,28 +243,31 @@ def trial_plan(row: pd.Series, space: SearchSpace) -> dict[str, float]:
     return {key: float(row[key]) for key in plan_columns(space) if key != "num_gpus"}
 
 
-_GRIDS: dict[tuple[str, int], dict[str, np.ndarray]] = {}
-_BASES: dict[tuple[str, int], dict[str, float]] = {}
+_GRIDS: dict[tuple[str, int, int], dict[str, np.ndarray]] = {}
+_BASES: dict[tuple[str, int, int], dict[str, float]] = {}
 _PREFILL_GPUS: dict[tuple[str, int, int], dict[str, float]] = {}
 
 
-def _grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
-    """The plan grid of a GPU count, cached per process (workers keep theirs across tasks)."""
-    key = (space_key(space), num_gpus)
+def _grid(space: SearchSpace, num_gpus: int, gpu: float = 0) -> dict[str, np.ndarray]:
+    """The plan grid of a GPU count (on the GPU candidate of code ``gpu``, whose server size
+    decides which DLRM plans fit whole nodes; 0 = the scenario's GPU), cached per process
+    (workers keep theirs across tasks)."""
+    key = (space_key(space), num_gpus, int(gpu))
     if key not in _GRIDS:
         if len(_GRIDS) > 64:
             _GRIDS.clear()
-        _GRIDS[key] = plan_grid(space, num_gpus)
+        _GRIDS[key] = plan_grid(space.on_gpu(gpu), num_gpus)
     return _GRIDS[key]
 
 
-def _base(space: SearchSpace, num_gpus: int) -> dict[str, float]:
-    """The fixed cost-model columns at a GPU count, cached per process."""
-    key = (space_key(space), num_gpus)
+def _base(space: SearchSpace, num_gpus: int, gpu: float = 0) -> dict[str, float]:
+    """The fixed cost-model columns at a GPU count, on the GPU candidate of code ``gpu`` (the
+    ``gpu`` knob; 0 = the scenario's GPU), cached per process."""
+    key = (space_key(space), num_gpus, int(gpu))
     if key not in _BASES:
         if len(_BASES) > 256:
             _BASES.clear()
-        _BASES[key] = workload(space).base(space, num_gpus)
+        _BASES[key] = workload(space).base(space.on_gpu(gpu), num_gpus)
     return _BASES[key]
 
 
@@ -307,7 +310,7 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
         df["price_per_gpu_hour"] = (metrics["price_per_gpu_hour"] if "price_per_gpu_hour" in metrics else
                                     np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,)))
         df = unpriced_as_missing(df)
-        if space.spec.price_model is None:  # kept beside the knobs only when a model sets it
+        if space.spec.price_model is None and GPU_KNOB not in knobs:  # kept when a model or the GPU sets it
             df = df.drop(columns="price_per_gpu_hour")
     return df
 
@@ -319,8 +322,9 @@ def score_point(space: SearchSpace, num_gpus: int, knobs: dict[str, float], tria
     (``hw.<knob>``), every cost-model metric, ``feasible`` (cost model and the space's
     constraints) and ``trial``.
     """
-    grid = _grid(space, int(num_gpus))
-    cols: dict[str, Any] = dict(_base(space, int(num_gpus)))
+    gpu = knobs.get(GPU_KNOB, 0)
+    grid = _grid(space, int(num_gpus), gpu)
+    cols: dict[str, Any] = dict(_base(space, int(num_gpus), gpu))
     cols.update(grid)
     cols = hardware_columns(cols, knobs, space.spec.price_model)
     cols[KNOBS_KEY] = tuple(knobs)
@@ -339,7 +343,7 @@ def score_configs(space: SearchSpace, rows: list[tuple[int, int, dict[str, float
     for number, gpus, knobs, grid, index in rows:
         if index < 0:
             continue
-        cols = dict(_base(space, gpus))
+        cols = dict(_base(space, gpus, knobs.get(GPU_KNOB, 0)))
         cols.update({k: float(v[index]) for k, v in grid.items()})
         picked.append((number, knobs, hardware_columns(cols, knobs, space.spec.price_model)))
     if not picked:

@@ -36,6 +36,9 @@ OKABE_ITO = {
     "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
     "grey": "#999999",
 }
+#: Colours of the fronts of each GPU candidate (``hardware.gpu``), in the order of their codes.
+GPU_COLORS = (OKABE_ITO["orange"], OKABE_ITO["blue"], OKABE_ITO["green"], OKABE_ITO["purple"],
+              OKABE_ITO["yellow"], OKABE_ITO["vermillion"])
 WIDTH_IN = 3.5
 #: Faint points drawn at most (a uniform sample beyond): the front is always exact.
 MAX_POINTS = 20_000
@@ -270,8 +273,9 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
     ax = fig.add_subplot()
     serving = "itl_ms" in df.columns  # its tokens are output tokens
     kinds = "phase" in df.columns and bool((df["phase"] == 3).any())  # disaggregated deployments too
+    by_gpu = not kinds and "hw.gpu" in df.columns and df["hw.gpu"].nunique() > 1  # a front per GPU too
     df = df[list(dict.fromkeys([xm, ym, *(["feasible"] if "feasible" in df.columns else []),
-                                *(["phase"] if kinds else [])]))]  # small copies
+                                *(["phase"] if kinds else []), *(["hw.gpu"] if by_gpu else [])]))]  # small copies
     ok = feasible_rows(df)
     bad = df[~df["feasible"].fillna(False).astype(bool).to_numpy()] if "feasible" in df.columns else df.iloc[:0]
     xf, yf = _factor(xm), _factor(ym)
@@ -312,6 +316,12 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
         sets = ([("front", ok, OKABE_ITO["black"], "Pareto front of the two axes")] if not kinds else
                 [("front", ok[ok["phase"] != 3], OKABE_ITO["black"], "front of engines"),
                  ("front2", ok[ok["phase"] == 3], OKABE_ITO["vermillion"], "front of disaggregated")])
+        if by_gpu:  # each GPU candidate's own front, under the overall one
+            from ..presets import gpu_name
+
+            sets += [(f"gpu{i}", ok[ok["hw.gpu"] == code], GPU_COLORS[i % len(GPU_COLORS)],
+                      f"front on {gpu_name(code) or code}")
+                     for i, code in enumerate(np.unique(ok["hw.gpu"].to_numpy(dtype=float)))]
         for role, rows, color, label in sets:
             if not len(rows):
                 continue
@@ -321,6 +331,11 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
             px, py = px[good], py[good]
             if px.size:
                 sx, sy, where = _staircase(px, py, xdir)
+                if by_gpu and role == "front":  # the envelope of the GPUs' fronts: a band under them
+                    (line,) = ax.step(sx, sy, where=where, color=OKABE_ITO["grey"], linewidth=4.0, alpha=0.45,
+                                      solid_capstyle="butt", zorder=4)
+                    legend[role] = (line, "Pareto front of the two axes (all GPUs)")
+                    continue
                 (line,) = ax.step(sx, sy, where=where, color=color, linewidth=1.2, zorder=5)
                 pts = ax.scatter(px, py, s=12, color=color, zorder=6, linewidths=0)
                 legend[role] = ((line, pts), label)
@@ -334,7 +349,8 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
     # a long study name goes on its own line rather than running off the figure
     sep = ":\n" if title and len(title) > 18 else ": "
     ax.set_title(f"{title + sep if title else ''}feasible (constrained) front", loc="left")
-    order = [legend[k] for k in ("front", "front2", "best", "feasible", "infeasible") if k in legend]
+    gpus = sorted((k for k in legend if k.startswith("gpu")), key=lambda k: int(k[3:]))
+    order = [legend[k] for k in ("front", "front2", *gpus, "best", "feasible", "infeasible") if k in legend]
     if order:
         # two columns (filled column by column) when the labels fit across the figure, else one
         half = -(-len(order) // 2)
@@ -398,7 +414,11 @@ def _plan_text(row: pd.Series) -> str:
     text = " ".join(parts)
     hw = []
     for c in row.index:
-        if str(c).startswith("hw.") and pd.notna(row[c]):
+        if c == "hw.gpu" and pd.notna(row[c]):  # the GPU candidate, by name
+            from ..presets import gpu_name
+
+            hw.append(str(gpu_name(row[c]) or row[c]))
+        elif str(c).startswith("hw.") and pd.notna(row[c]):
             name, unit, f = METRICS.get(c, (c.removeprefix("hw."), "", 1.0))
             hw.append(f"{name} {float(row[c]) * f:.4g}{' ' + unit if unit else ''}")
     return text + ("\n" + _wrap_items(hw) if hw else "")

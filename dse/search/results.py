@@ -362,6 +362,10 @@ def _plain(name: str, value: Any) -> Any:
         from ..presets import prefill_gpu_name
 
         return prefill_gpu_name(value) or "same"
+    if name == "hw.gpu":  # the gpu knob: a GPU preset's code
+        from ..presets import gpu_name
+
+        return gpu_name(value) or float(value)
     if isinstance(value, (np.integer, int)):
         return int(value)
     if isinstance(value, (np.floating, float)):
@@ -532,7 +536,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     table = Table(title=f"Top {len(top)} feasible configurations ({first})",
                   title_justify="left", box=None, padding=(0, 1))
     for header, _, _ in cols:
-        table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner", "serving", "P gpu") else "right",
+        table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner", "serving", "P gpu", "gpu") else "right",
                          no_wrap=True)
     for rank, (_, row) in enumerate(top.iterrows(), start=1):
         cells = [str(rank)]

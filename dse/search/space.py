@@ -8,7 +8,8 @@ A search space (YAML or JSON; ``search_spaces/`` ships documented examples) hold
 * ``gpus``: the GPU counts to try (a list, a power-of-two range or a linear range);
 * ``parallel``: candidate values of every parallel degree (software dimensions);
 * ``global_batch``: global batch sizes, in sequences or in tokens;
-* ``hardware``: optional hardware knobs, discrete (``values``) or continuous (``low``/``high``);
+* ``hardware``: optional hardware knobs, discrete (``values``) or continuous (``low``/``high``),
+  and ``gpu``, the GPU presets to choose among (:class:`GPUChoiceSpace`);
 * ``train_tokens``, ``objectives``, ``constraints`` and ``search`` settings.
 
 The kind of run (:attr:`dse.specs.Scenario.kind`) picks the schema (:data:`SPEC_BY_KIND`): LLM
@@ -81,6 +82,13 @@ KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
     "price_per_gpu_hour": (("price_per_gpu_hour",), "USD per GPU-hour"),
     "power_w": (("power_w",), "W per GPU"),
 }
+#: The knob that picks the GPU preset (``hardware.gpu``: names, not numbers); a row of results
+#: holds its :func:`dse.presets.gpu_code` in ``hw.gpu``.
+GPU_KNOB = "gpu"
+#: Fields of ``scenario.cluster`` that describe the cluster rather than its GPU: with
+#: ``hardware.gpu`` they apply to every candidate; the other fields describe one GPU and conflict.
+CLUSTER_WIDE_FIELDS = ("gpu", "num_gpus", "scaleout_gbitps", "scaleout_latency_us", "rail_optimized",
+                       "memory_reserved_gb")
 #: Knobs whose values must be whole numbers.
 INTEGER_KNOBS = ("nvlink_domain", "gpus_per_node")
 #: Knobs that may be 0 (all others must be > 0).
@@ -241,8 +249,9 @@ BatchChoice = Annotated[
 ]
 
 
-class PrefillGPUSpec(Spec):
-    """A GPU the prefill instances of a space's deployments may run on, with its price."""
+class PricedGPUSpec(Spec):
+    """A GPU preset a space may run on (``hardware.gpu``, or a deployment's prefill instances,
+    ``parallel.disaggregated.gpu``), with its price."""
 
     gpu: str
     #: USD per GPU-hour; None = the preset's
@@ -273,7 +282,7 @@ class PrefillPlansSpace(Spec):
     decode_dp: Degrees = [1]
     instances: Annotated[list[PositiveInt | Literal["auto"]], Field(min_length=1)] = ["auto"]
     engines: bool = True
-    gpu: Annotated[list[str | PrefillGPUSpec], Field(min_length=1)] | None = None
+    gpu: Annotated[list[str | PricedGPUSpec], Field(min_length=1)] | None = None
 
     def instance_counts(self) -> list[int]:
         """The prefill instance counts, ascending; 0 stands for ``auto``."""
@@ -420,9 +429,25 @@ class KnobSpec(Spec):
         return self.low + self.step * np.arange(count, dtype=np.float64)
 
 
-class HardwareSpace(Spec):
-    """Hardware knobs to explore (all optional); see :data:`KNOBS` for units."""
+class GPUChoiceSpace(Spec):
+    """The GPU presets a space tries (``hardware.gpu``): names, or ``{gpu, price_per_gpu_hour}``
+    to price one (USD per GPU-hour; else the preset's). Each candidate is the scenario's cluster
+    on that GPU: its preset's datasheet figures, calibration, power and price; the cluster-wide
+    settings of ``scenario.cluster`` (:data:`CLUSTER_WIDE_FIELDS`) and the other hardware knobs
+    apply to every candidate."""
 
+    values: Annotated[list[str | PricedGPUSpec], Field(min_length=1)]
+
+    def gpus(self) -> list[tuple[str, float | None]]:
+        """The candidates as (name as given, price or None)."""
+        return [(g, None) if isinstance(g, str) else (g.gpu, g.price_per_gpu_hour) for g in self.values]
+
+
+class HardwareSpace(Spec):
+    """Hardware knobs to explore (all optional); see :data:`KNOBS` for units. ``gpu``: GPU
+    presets to choose among (:class:`GPUChoiceSpace`)."""
+
+    gpu: GPUChoiceSpace | None = None
     hbm_gb: KnobSpec | None = None
     hbm_tbps: KnobSpec | None = None
     peak_scale: KnobSpec | None = None
@@ -436,7 +461,7 @@ class HardwareSpace(Spec):
     price_per_gpu_hour: KnobSpec | None = None
     power_w: KnobSpec | None = None
 
-    @field_validator("*", mode="after")
+    @field_validator(*KNOBS, mode="after")
     @classmethod
     def _check_knob(cls, knob: KnobSpec | None, info: ValidationInfo) -> KnobSpec | None:
         if knob is None:
@@ -668,9 +693,47 @@ class SearchSpace:
 
     @property
     def knobs(self) -> dict[str, KnobSpec]:
-        """The hardware knobs given, name -> :class:`KnobSpec` (values in the knob's unit)."""
+        """The hardware knobs given, name -> :class:`KnobSpec` (values in the knob's unit); the
+        GPU choice first, as ``gpu`` with the candidates' :func:`dse.presets.gpu_code` values."""
         hw = self.spec.hardware
-        return {name: getattr(hw, name) for name in KNOBS if getattr(hw, name) is not None}
+        knobs = {name: getattr(hw, name) for name in KNOBS if getattr(hw, name) is not None}
+        if hw.gpu is None:
+            return knobs
+        return {GPU_KNOB: KnobSpec(values=[float(code) for code in self.gpu_choices()]), **knobs}
+
+    def gpu_choices(self) -> dict[int, tuple[str, float | None]]:
+        """The GPU candidates of ``hardware.gpu``, :func:`dse.presets.gpu_code` -> (preset name,
+        price in USD per GPU-hour or None for the preset's); empty without the knob."""
+        from ..presets import find_gpu, gpu_code
+
+        choice = self.spec.hardware.gpu
+        if choice is None:
+            return {}
+        return {gpu_code(name): (find_gpu(name), price) for name, price in choice.gpus()}
+
+    def on_gpu(self, code: float) -> "SearchSpace":
+        """The space with its fixed parts on the GPU candidate of ``code`` (a value of the
+        ``gpu`` knob): the scenario's cluster-wide settings (:data:`CLUSTER_WIDE_FIELDS`) on that
+        preset, at the candidate's price; the space itself for 0 or without the knob."""
+        from ..specs import ClusterSpec
+
+        code = int(round(float(code)))
+        choices = self.gpu_choices()
+        if code not in choices:
+            if code == 0 or not choices:
+                return self
+            raise single("hardware.gpu", "not a GPU candidate of this space", code, self.source_path)
+        name, price = choices[code]
+        cluster = self.base.cluster
+        kept = {k: getattr(cluster, k) for k in CLUSTER_WIDE_FIELDS if k in cluster.model_fields_set}
+        gpu_cluster = ClusterSpec(**{**kept, "gpu": name, "num_gpus": cluster.num_gpus,
+                                     **({} if price is None else {"price_per_gpu_hour": price})})
+        return SearchSpace(spec=self.spec, base=self.base.model_copy(update={"cluster": gpu_cluster}),
+                           source_path=self.source_path, source_text=self.source_text)
+
+    def gpu_variants(self) -> list["SearchSpace"]:
+        """The space on each of its GPU candidates (:meth:`on_gpu`), or the space alone."""
+        return [self.on_gpu(code) for code in self.gpu_choices()] or [self]
 
     def is_discrete_hardware(self) -> bool:
         """True when every knob lists its ``values`` (also True with no knobs)."""
@@ -709,9 +772,10 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any],
     l2_mb -> l2_bytes = x * 2**20 bytes;
     price_per_gpu_hour (USD) and power_w (W) as they are. ``price_model`` then prices the point
     (:class:`PriceModelSpec`): each listed knob's ratio is that of the column it sets to
-    ``base``'s (peak_scale: the factor itself).
+    ``base``'s (peak_scale: the factor itself). The ``gpu`` knob sets no column here: ``base``
+    must already be that GPU's (:meth:`SearchSpace.on_gpu`).
     """
-    unknown = [k for k in knobs if k not in KNOBS]
+    unknown = [k for k in knobs if k not in KNOBS and k != GPU_KNOB]
     if unknown:
         raise single("hardware." + unknown[0], f"unknown hardware knob; allowed: {', '.join(KNOBS)}", unknown[0])
     out = dict(base)
@@ -783,6 +847,7 @@ def space_from_dict(data: Any, source: str | None = None, text: str | None = Non
                      type(data).__name__, source)
     problems: list[FieldProblem] = []
     data, madmax_problems = _resolve_madmax(data, source)
+    data = _first_candidate_gpu(data)
     problems += madmax_problems
     kind = _raw_kind(data.get("scenario"))
     schema = SPEC_BY_KIND.get(kind, SpaceSpec)
@@ -810,6 +875,26 @@ def space_from_dict(data: Any, source: str | None = None, text: str | None = Non
         raise InputError(_dedupe(problems), source)
     assert spec is not None and base is not None
     return SearchSpace(spec=spec, base=base, source_path=source, source_text=text)
+
+
+def _first_candidate_gpu(data: dict) -> dict:
+    """With ``hardware.gpu`` and no ``scenario.cluster.gpu``, the scenario's GPU (that of its
+    validation and of :attr:`SearchSpace.base`) is the first known candidate."""
+    from ..presets import find_gpu
+
+    scenario, hardware = data.get("scenario"), data.get("hardware")
+    choice = hardware.get("gpu") if isinstance(hardware, dict) else None
+    values = choice.get("values") if isinstance(choice, dict) else None
+    if not isinstance(scenario, dict) or not isinstance(values, list):
+        return data
+    cluster = scenario.get("cluster", {})
+    if not isinstance(cluster, dict) or "gpu" in cluster:
+        return data
+    names = [v.get("gpu") if isinstance(v, dict) else v for v in values]
+    known = [n for n in names if isinstance(n, str) and find_gpu(n) is not None]
+    if not known:
+        return data
+    return {**data, "scenario": {**scenario, "cluster": {**cluster, "gpu": known[0]}}}
 
 
 def _raw_kind(raw: Any) -> str:
@@ -986,27 +1071,37 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                                          + (", ".join(knobs) or "none")))
     if base is None:
         return problems
-    if spec.hardware.power_w is not None:
-        from ..hardware import power_limit_problem, resolve_hardware
+    from ..hardware import resolve_hardware
+    from ..specs import ClusterSpec
 
-        hw = resolve_hardware(base.cluster, base.precision)
+    gpu_problems = _gpu_choice_checks(spec, base) if spec.hardware.gpu is not None else []
+    problems += gpu_problems
+    # the GPUs the space runs on: the candidates of hardware.gpu (those that resolve), else the scenario's
+    if spec.hardware.gpu is None:
+        gpus = [(base.cluster.gpu, resolve_hardware(base.cluster, base.precision), "")]
+    else:
+        bad = {p.field for p in gpu_problems}
+        gpus = [(name, resolve_hardware(ClusterSpec(gpu=name, num_gpus=1, price_per_gpu_hour=price), base.precision),
+                 f"hardware.gpu.values.{i}")
+                for i, (name, price) in enumerate(spec.hardware.gpu.gpus()) if f"hardware.gpu.values.{i}" not in bad]
+    if spec.hardware.power_w is not None:
+        from ..hardware import power_limit_problem
+
         knob = spec.hardware.power_w
         lowest = min(knob.values) if knob.values is not None else knob.low
-        problem = None if lowest is None else power_limit_problem(lowest, hw.gpu, hw.power_ref_w, hw.power_idle)
-        if problem:
-            problems.append(FieldProblem("hardware.power_w", short(lowest), problem))
+        for _, hw, _ in gpus:
+            problem = None if lowest is None else power_limit_problem(lowest, hw.gpu, hw.power_ref_w, hw.power_idle)
+            if problem:
+                problems.append(FieldProblem("hardware.power_w", short(lowest), problem))
     if pm is not None and pm.usd_per_hour is None:
-        from ..hardware import resolve_hardware
-
-        if resolve_hardware(base.cluster, base.precision).price_per_gpu_hour <= 0:
-            problems.append(FieldProblem("price_model.usd_per_hour", "null",
-                                         f"the {base.cluster.gpu} preset has no price to scale: give the base "
-                                         "GPU's price, USD per GPU-hour"))
+        for name, hw, field in gpus:
+            if hw.price_per_gpu_hour <= 0:
+                given = f"{{gpu: {name}, price_per_gpu_hour: USD}} in {field}" if field else "the base GPU's price, USD per GPU-hour"
+                problems.append(FieldProblem("price_model.usd_per_hour", "null",
+                                             f"the {name} preset has no price to scale: give {given}"))
     priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd") if m in metrics]
-    if priced and spec.hardware.price_per_gpu_hour is None and pm is None:
-        from ..hardware import resolve_hardware
-
-        if resolve_hardware(base.cluster, base.precision).price_per_gpu_hour <= 0:
+    if priced and spec.hardware.gpu is None and spec.hardware.price_per_gpu_hour is None and pm is None:
+        if gpus[0][1].price_per_gpu_hour <= 0:
             i = metrics.index(priced[0])
             problems.append(FieldProblem(
                 f"objectives.{i}.metric", repr(priced[0]),
@@ -1080,21 +1175,81 @@ def _ep_checks(eps: list[int], m: Any) -> list[FieldProblem]:
     return []
 
 
-def _prefill_gpu_problems(name: str, base: Scenario) -> list[FieldProblem]:
-    """What is wrong with ``name`` as a prefill instances' GPU of ``base`` (unknown, or without
-    the scenario's precision)."""
+def _gpu_problems(name: str, base: Scenario, field: str) -> list[FieldProblem]:
+    """What is wrong with ``name`` as a GPU the space runs on (unknown, or without the
+    scenario's precision), reported at ``field``."""
     from ..hardware import resolve_hardware
     from ..presets import find_gpu, gpu_table
+    from ..scenario import _did_you_mean
     from ..specs import ClusterSpec
 
     canonical = find_gpu(name)
     if canonical is None:
-        return [FieldProblem("parallel.disaggregated.gpu", repr(name), f"unknown GPU; allowed: {', '.join(gpu_table())}")]
+        return [FieldProblem(field, repr(name),
+                             f"unknown GPU{_did_you_mean(name, 'gpu')}; allowed: {', '.join(gpu_table())}")]
     try:
         resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1), base.precision)
     except InputError as err:
-        return [FieldProblem("parallel.disaggregated.gpu", repr(name), p.message) for p in err.problems]
+        return [FieldProblem(field, repr(name), p.message) for p in err.problems]
     return []
+
+
+def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
+    """``hardware.gpu``: known presets that run the scenario's precision, each once; the
+    scenario's cluster block holds only cluster-wide settings and its GPU is a candidate; the
+    price of each candidate is its own (no price knob, no base price of a price model, no other
+    prefill GPU); a cost objective needs every candidate priced."""
+    from ..hardware import resolve_hardware
+    from ..presets import find_gpu
+    from ..specs import ClusterSpec
+
+    choice = spec.hardware.gpu
+    problems: list[FieldProblem] = []
+    seen: dict[str, int] = {}
+    priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd") if m in [o.metric for o in spec.objectives]]
+    for i, (name, price) in enumerate(choice.gpus()):
+        field = f"hardware.gpu.values.{i}"
+        found = _gpu_problems(name, base, field)
+        problems += found
+        canonical = find_gpu(name)
+        if found or canonical is None:
+            continue
+        if canonical in seen:
+            problems.append(FieldProblem(field, repr(name), f"{canonical} is already candidate {seen[canonical]}: "
+                                         "list each GPU once"))
+            continue
+        seen[canonical] = i
+        if priced and price is None and resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1),
+                                                         base.precision).price_per_gpu_hour <= 0:
+            problems.append(FieldProblem(field, repr(name), f"the {canonical} preset has no price, so the objective "
+                                         f"{priced[0]} would be unknown for it: give {{gpu: {canonical}, "
+                                         "price_per_gpu_hour: USD}"))
+    cluster = base.cluster
+    if seen and find_gpu(cluster.gpu) not in seen:
+        problems.append(FieldProblem("scenario.cluster.gpu", repr(cluster.gpu),
+                                     f"with hardware.gpu the GPU is searched: drop scenario.cluster.gpu or list it "
+                                     f"among the candidates ({', '.join(seen)})"))
+    for key in sorted(cluster.model_fields_set - set(CLUSTER_WIDE_FIELDS)):
+        knob = f" (or vary it with hardware.{key})" if key in KNOBS else ""
+        problems.append(FieldProblem(f"scenario.cluster.{key}", short(getattr(cluster, key)),
+                                     "describes one GPU, but hardware.gpu searches several, each at its preset's "
+                                     f"figures: drop it{knob}; the cluster-wide settings that apply to every "
+                                     f"candidate: {', '.join(CLUSTER_WIDE_FIELDS[2:])}"))
+    if spec.hardware.price_per_gpu_hour is not None:
+        problems.append(FieldProblem("hardware.price_per_gpu_hour", short(spec.hardware.price_per_gpu_hour),
+                                     "with hardware.gpu each candidate has its own price: give it as "
+                                     "{gpu: NAME, price_per_gpu_hour: USD} among hardware.gpu.values"))
+    if spec.price_model is not None and spec.price_model.usd_per_hour is not None:
+        problems.append(FieldProblem("price_model.usd_per_hour", short(spec.price_model.usd_per_hour),
+                                     "with hardware.gpu the price model scales each candidate's own price "
+                                     "(its preset's or the one given in hardware.gpu.values): drop usd_per_hour"))
+    disaggregated = getattr(spec.parallel, "disaggregated", None)
+    if disaggregated is not None and disaggregated.gpu is not None:
+        problems.append(FieldProblem("parallel.disaggregated.gpu", short(disaggregated.gpu),
+                                     "with hardware.gpu every instance runs on the searched GPU; to put the "
+                                     "prefill instances on another GPU than the decode instances, fix "
+                                     "scenario.cluster.gpu and keep parallel.disaggregated.gpu, without hardware.gpu"))
+    return problems
 
 
 def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
@@ -1115,7 +1270,7 @@ def _serving_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
                                      f"no candidate is at most layers {m.layers} (every stage needs a layer)"))
     serve = base.inference
     for name, _ in par.disaggregated.gpus() if par.disaggregated is not None else []:
-        problems += _prefill_gpu_problems(name, base)
+        problems += _gpu_problems(name, base, "parallel.disaggregated.gpu")
     if par.disaggregated is not None and serve is not None and serve.phase != "both":
         problems.append(FieldProblem(
             "parallel.disaggregated", "",
@@ -1193,7 +1348,7 @@ def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
 
 __all__ = [
     "KNOBS", "OBJECTIVE_METRICS", "SERVING_METRICS", "DLRM_METRICS", "METRICS_BY_KIND", "METRIC_CONSTRAINTS",
-    "SEARCHABLE_KINDS", "ServingParallelSpace", "DLRMParallelSpace", "ServingSpaceSpec", "DLRMSpaceSpec", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
+    "SEARCHABLE_KINDS", "GPU_KNOB", "CLUSTER_WIDE_FIELDS", "GPUChoiceSpace", "PricedGPUSpec", "ServingParallelSpace", "DLRMParallelSpace", "ServingSpaceSpec", "DLRMSpaceSpec", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
     "ParallelSpace", "GlobalBatchSpace", "HardwareSpace", "ObjectiveSpec", "ConstraintsSpec",
     "SearchSettings", "hardware_columns", "load_space", "space_from_dict",
 ]

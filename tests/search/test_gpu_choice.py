@@ -1,0 +1,287 @@
+"""The GPU as a search dimension (``hardware.gpu``): each candidate scores as the same space on
+that GPU alone, the results name it, the drivers propose it by name, and every misuse is a
+clear error naming the field."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dse.errors import InputError
+from dse.presets import gpu_code, gpu_name
+from dse.search.enumerate import plan_grid, space_size
+from dse.search.evaluation import score_point
+from dse.search.runner import run_search
+from dse.search.space import space_from_dict
+
+H100, H200, B200 = "H100-SXM-80GB", "H200-SXM-141GB", "B200-180GB"
+PRICES = {H100: 2.5, H200: 3.5, B200: 6.0}
+
+#: Llama-3.1-8B serving on 1-8 of three GPUs, each with a stated price.
+SERVING = {
+    "name": "serving-gpus",
+    "scenario": {"model": "llama3.1-8b", "precision": "fp8", "workload": "inference",
+                 "inference": {"input_len": 1000, "output_len": 200}},
+    "gpus": [1, 2, 8],
+    "hardware": {"gpu": {"values": [{"gpu": g, "price_per_gpu_hour": p} for g, p in PRICES.items()]}},
+    "parallel": {"tp": [1, 2, 8], "pp": [1, 2], "batch": [1, 64, 4096, "auto"]},
+    "objectives": [{"metric": "cost_per_mtok_usd", "direction": "minimize"},
+                   {"metric": "itl_ms", "direction": "minimize"}],
+    "search": {"n_trials": 12, "batch_size": 4},
+}
+#: Llama-2-7B training on 8-16 A100s or H100s, bf16, with a cluster-wide scale-out setting.
+TRAINING = {
+    "name": "training-gpus",
+    "scenario": {"model": "llama2-7b", "precision": "bf16", "cluster": {"scaleout_gbitps": 200.0}},
+    "gpus": [8, 16],
+    "hardware": {"gpu": {"values": ["A100-SXM-80GB", H100]}, "hbm_gb": {"values": [40.0, 80.0]}},
+    "parallel": {"tp": [1, 2, 4], "pp": [1, 2], "zero": [0, 3], "microbatch": [1, 2]},
+    "global_batch": {"sequences": 256},
+}
+#: A small DLRM on 12 GPUs: whole 4-GPU GB200 trays, but not whole 8-GPU A100 servers.
+DLRM = {
+    "name": "dlrm-gpus",
+    "scenario": {
+        "workload": "train", "precision": "bf16",
+        "model": {"name": "dlrm-small", "family": "dlrm", "dense_features": 13,
+                  "tables": {"count": 16, "rows": 1000000, "dim": 64, "pooling": 4},
+                  "bottom_mlp": [256, 64], "top_mlp": [256, 1]},
+    },
+    "gpus": [12],
+    "hardware": {"gpu": {"values": ["A100-SXM-80GB", "GB200"]}},
+    "parallel": {"emb_sharding": ["table", "table_row"], "emb_planner": ["cost"], "tp": [1],
+                 "zero": [0], "microbatch": [1024]},
+}
+
+
+def edited(data: dict, **edits) -> dict:
+    data = copy.deepcopy(data)
+    data.update(edits)
+    return data
+
+
+def problems(data: dict) -> dict[str, str]:
+    with pytest.raises(InputError) as info:
+        space_from_dict(data)
+    return {p.field: p.message for p in info.value.problems}
+
+
+def on_one_gpu(data: dict, gpu: str, price: float | None = None) -> dict:
+    """The same space with the cluster on ``gpu`` (at ``price``) and no gpu knob."""
+    data = copy.deepcopy(data)
+    hardware = {k: v for k, v in data["hardware"].items() if k != "gpu"}
+    data["hardware"] = hardware or None
+    cluster = {**data["scenario"].get("cluster", {}), "gpu": gpu}
+    if price is not None:
+        cluster["price_per_gpu_hour"] = price
+    data["scenario"]["cluster"] = cluster
+    return data
+
+
+# ------------------------------------------------------------------------------ scoring
+@pytest.mark.parametrize("gpu", [H100, H200, B200])
+def test_each_candidate_scores_as_the_space_on_that_gpu_alone(gpu):
+    s = space_from_dict(SERVING)
+    alone = space_from_dict(on_one_gpu(SERVING, gpu, PRICES[gpu]))
+    for n in s.gpu_counts():
+        got = score_point(s, n, {"gpu": float(gpu_code(gpu))})
+        ref = score_point(alone, n, {})
+        assert (got["hw.gpu"] == gpu_code(gpu)).all()
+        for col in ref.columns:
+            if col == "price_per_gpu_hour" or ref[col].dtype == object:
+                continue
+            np.testing.assert_allclose(got[col].to_numpy(dtype=float), ref[col].to_numpy(dtype=float),
+                                       rtol=1e-12, equal_nan=True, err_msg=f"{gpu} {n} {col}")
+        assert got["price_per_gpu_hour"].eq(PRICES[gpu]).all()  # kept: it differs between candidates
+
+
+def test_a_searched_training_point_scores_as_dse_evaluate_on_that_gpu():
+    import dse
+
+    s = space_from_dict(TRAINING)
+    df = score_point(s, 16, {"gpu": float(gpu_code(H100)), "hbm_gb": 80.0})
+    ok = df[df["feasible"]]
+    assert len(ok) > 10
+    for _, row in ok.head(6).iterrows():
+        ref = dse.evaluate(dse.load_scenario({
+            "model": "llama2-7b", "precision": "bf16",
+            "cluster": {"gpu": H100, "num_gpus": 16, "scaleout_gbitps": 200.0, "hbm_gb": 80.0},
+            "parallel": {"tp": int(row.tp), "pp": int(row.pp), "zero": int(row.zero),
+                         "microbatch": int(row.microbatch), "global_batch": 256}})).iloc[0]
+        for key in ("tokens_per_s", "iteration_time_s", "memory_per_gpu_bytes", "mfu"):
+            assert row[key] == pytest.approx(ref[key], rel=1e-9), key
+    # the cluster-wide setting applies to every candidate; each keeps its own peak
+    a100 = score_point(s, 16, {"gpu": float(gpu_code("A100-SXM-80GB")), "hbm_gb": 80.0})
+    assert a100["scaleout_bw"].eq(200e9 / 8).all() and df["scaleout_bw"].eq(200e9 / 8).all()
+    assert a100["peak_flops"].iat[0] < df["peak_flops"].iat[0]
+
+
+def test_the_gpu_choice_holds_every_single_gpu_space_and_its_front_dominates_theirs(tmp_path):
+    """The space over the candidates is the union of the spaces on each: same size, and its best
+    cost is the best of theirs (the Pareto front over GPUs is never worse than any one's)."""
+    union = space_size(space_from_dict(SERVING))["total"]
+    alone = [space_from_dict(on_one_gpu(SERVING, g, p)) for g, p in PRICES.items()]
+    assert union == sum(space_size(a)["total"] for a in alone)
+    result = run_search(space_from_dict(SERVING), out_dir=tmp_path / "all", mode="exhaustive", workers=1)
+    df = pd.read_parquet(tmp_path / "all" / "configs.parquet")
+    assert len(df) == union and set(df["hw.gpu"]) == {float(gpu_code(g)) for g in PRICES}
+    best = df[df["feasible"]]["cost_per_mtok_usd"].min()
+    bests = [pd.concat([score_point(a, n, {}) for n in a.gpu_counts()]).query("feasible")["cost_per_mtok_usd"].min()
+             for a in alone]
+    assert best == pytest.approx(min(bests), rel=1e-12)
+    from dse.search.results import summarize
+
+    summary, _ = summarize(result.out_dir, k=3)
+    assert summary["top"][0]["hw.gpu"] in PRICES and summary["pareto"][0]["hw.gpu"] in PRICES  # by name
+
+
+def test_dlrm_node_plans_follow_each_candidates_server():
+    s = space_from_dict(DLRM)
+    a100, gb200 = s.on_gpu(gpu_code("A100-SXM-80GB")), s.on_gpu(gpu_code("GB200"))
+    assert len(plan_grid(gb200, 12)["num_gpus"]) > len(plan_grid(a100, 12)["num_gpus"])
+    assert space_size(s)["total"] == len(plan_grid(a100, 12)["num_gpus"]) + len(plan_grid(gb200, 12)["num_gpus"])
+    on_gb200 = score_point(s, 12, {"gpu": float(gpu_code("GB200"))})
+    on_a100 = score_point(s, 12, {"gpu": float(gpu_code("A100-SXM-80GB"))})
+    table_row = 3.0  # dse.costmodel.dlrm.SHARDING["table_row"]
+    from dse.costmodel.dlrm import SHARDING
+
+    assert SHARDING["table_row"] == table_row
+    assert (on_gb200["emb_sharding"] == table_row).any() and not (on_a100["emb_sharding"] == table_row).any()
+
+
+def test_a_price_model_scales_each_candidates_own_price():
+    data = edited(TRAINING, price_model={"exponents": {"hbm_gb": 1.0}},
+                  hardware={"gpu": {"values": [{"gpu": "A100-SXM-80GB", "price_per_gpu_hour": 2.0},
+                                               {"gpu": H100, "price_per_gpu_hour": 4.0}]},
+                            "hbm_gb": {"values": [40.0, 80.0]}})
+    s = space_from_dict(data)
+    for gpu, price in (("A100-SXM-80GB", 2.0), (H100, 4.0)):
+        df = score_point(s, 8, {"gpu": float(gpu_code(gpu)), "hbm_gb": 40.0})
+        own_gib = s.on_gpu(gpu_code(gpu)).base_columns(8)["hbm_bytes"] / 2**30
+        assert df["price_per_gpu_hour"].iat[0] == pytest.approx(price * 40.0 / own_gib, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------ drivers
+@pytest.mark.parametrize("mode", ["nested", "optuna"])
+def test_optuna_proposes_the_gpu_by_name_and_a_resumed_study_reads_it(mode, tmp_path):
+    import optuna
+
+    from dse.search.drivers import score_trials, trial_point
+
+    s = space_from_dict(SERVING)
+    run_search(s, out_dir=tmp_path, mode=mode, workers=1)
+    study = optuna.load_study(study_name=s.name, storage=optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend(str(tmp_path / "study.journal"))))
+    trials = study.get_trials(deepcopy=False)
+    assert {t.params["hw.gpu"] for t in trials} <= set(PRICES) and len(trials) == 12
+    codes = {dict(trial_point(t.params, s)[1])["gpu"] for t in trials}
+    assert codes <= {float(gpu_code(g)) for g in PRICES}
+    rescored = score_trials(s, mode, trials)
+    assert set(rescored["hw.gpu"]) == codes
+    # a second run resumes the same study: the stored names read back as the same points
+    again = run_search(s, out_dir=tmp_path, mode=mode, workers=1, n_trials=6)
+    assert again.report.trials_total == 18 and again.report.trials_failed == 0
+
+
+# ------------------------------------------------------------------------------ naming
+def test_results_and_show_name_the_gpu():
+    from dse.search.results import _plain
+
+    assert _plain("hw.gpu", float(gpu_code(B200))) == B200 and gpu_name(gpu_code(H200)) == H200
+    s = space_from_dict(SERVING)
+    assert list(s.knobs) == ["gpu"] and s.base.cluster.gpu == H100  # the first candidate stands in
+    assert s.knobs["gpu"].values == [float(gpu_code(g)) for g in PRICES]
+
+
+# ------------------------------------------------------------------------------ errors
+def test_an_unknown_gpu_names_the_candidate_and_the_closest_presets():
+    bad = edited(SERVING, hardware={"gpu": {"values": [H100, "H2000-SXM-141GB"]}})
+    found = problems(bad)
+    assert "unknown GPU" in found["hardware.gpu.values.1"] and "H200-SXM-141GB" in found["hardware.gpu.values.1"]
+
+
+def test_a_candidate_without_the_precision_is_refused():
+    bad = edited(SERVING, hardware={"gpu": {"values": [H100, "A100-SXM-80GB"]}})
+    assert "fp8" in problems(bad)["hardware.gpu.values.1"]
+
+
+def test_a_gpu_listed_twice_is_refused():
+    bad = edited(TRAINING, hardware={"gpu": {"values": [H100, "h100-sxm-80gb"]}})
+    assert "already candidate 0" in problems(bad)["hardware.gpu.values.1"]
+
+
+def test_an_unpriced_candidate_under_a_cost_objective_is_refused():
+    bad = edited(SERVING, hardware={"gpu": {"values": [H100, B200]}})  # the B200 preset has no price
+    assert "has no price" in problems(bad)["hardware.gpu.values.1"]
+    # without a cost objective its cost is simply unknown
+    fine = edited(bad, objectives=[{"metric": "tokens_per_s_per_gpu", "direction": "maximize"}])
+    df = score_point(space_from_dict(fine), 1, {"gpu": float(gpu_code(B200))})
+    assert df["cost_per_mtok_usd"].isna().all()
+
+
+@pytest.mark.parametrize("cluster, field", [
+    ({"hbm_gb": 100.0}, "scenario.cluster.hbm_gb"),
+    ({"price_per_gpu_hour": 3.0}, "scenario.cluster.price_per_gpu_hour"),
+    ({"gpu": H200}, "scenario.cluster.gpu"),
+])
+def test_a_cluster_block_describing_one_gpu_conflicts(cluster, field):
+    bad = copy.deepcopy(TRAINING)
+    bad["scenario"]["cluster"] = cluster
+    assert field in problems(bad)
+
+
+def test_per_gpu_prices_conflict_with_a_price_knob_and_a_base_price():
+    knob = edited(TRAINING, hardware={**TRAINING["hardware"], "price_per_gpu_hour": {"values": [2.0, 3.0]}})
+    assert "own price" in problems(knob)["hardware.price_per_gpu_hour"]
+    base = edited(TRAINING, price_model={"usd_per_hour": 3.0, "exponents": {"hbm_gb": 1.0}})
+    assert "drop usd_per_hour" in problems(base)["price_model.usd_per_hour"]
+
+
+def test_a_prefill_gpu_conflicts_with_the_gpu_choice():
+    bad = edited(SERVING, parallel={**SERVING["parallel"], "disaggregated": {"tp": [1], "gpu": [H100]}})
+    assert "without hardware.gpu" in problems(bad)["parallel.disaggregated.gpu"]
+
+
+def test_the_figure_draws_each_candidates_front_under_the_overall_one():
+    import matplotlib as mpl
+
+    from dse.search.plots import RC, plot_pair
+
+    s = space_from_dict(SERVING)
+    df = pd.concat([score_point(s, n, {"gpu": float(gpu_code(g))}) for n in s.gpu_counts() for g in PRICES],
+                   ignore_index=True)
+    with mpl.rc_context(RC):
+        fig = plot_pair(df, ("cost_per_mtok_usd", "minimize"), ("itl_ms", "minimize"), title="gpus")
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels[:4] == ["Pareto front of the two axes (all GPUs)", *(f"front on {g}" for g in PRICES)]
+    one = df[df["hw.gpu"] == gpu_code(H100)]
+    with mpl.rc_context(RC):  # a single GPU: one front, as before
+        labels = [t.get_text() for t in plot_pair(one, ("cost_per_mtok_usd", "minimize"),
+                                                  ("itl_ms", "minimize")).legends[0].get_texts()]
+    assert labels[0] == "Pareto front of the two axes" and not any(lab.startswith("front on") for lab in labels)
+
+
+def test_the_shipped_gpu_space_holds_the_readme_figures():
+    """README (Searching): with Llama-3.1-70B at RunPod's prices one B200 is cheapest down to 25 ms
+    per output token (0.59 USD/Mtok against 0.71 on H100s, 0.72 on H200s; 0.31 at 100 ms) and
+    at 15 ms four H200s are (1.81; H100 1.87, B200 2.03)."""
+    from pathlib import Path
+
+    from dse.search.space import load_space
+
+    s = load_space(Path(__file__).resolve().parents[2] / "search_spaces" / "llama3_70b_serving_gpus.yaml")
+    df = pd.concat([score_point(s, n, {"gpu": float(code)}) for n in s.gpu_counts() for code in s.gpu_choices()],
+                   ignore_index=True)
+    ok = df[df["feasible"]]
+
+    def cheapest(limit: float) -> dict[str, tuple[float, float]]:
+        rows = ok[ok["itl_ms"] <= limit]
+        best = rows.loc[rows.groupby("hw.gpu")["cost_per_mtok_usd"].idxmin()]
+        return {gpu_name(r["hw.gpu"]): (round(r["cost_per_mtok_usd"], 2), r["num_gpus"]) for _, r in best.iterrows()}
+
+    assert cheapest(25.0) == {B200: (0.59, 1.0), H100: (0.71, 4.0), H200: (0.72, 2.0)}
+    assert cheapest(100.0)[B200] == (0.31, 1.0)
+    assert cheapest(15.0) == {H200: (1.81, 4.0), H100: (1.87, 8.0), B200: (2.03, 4.0)}
