@@ -638,7 +638,9 @@ class SearchSpace:
     """A validated search space.
 
     ``spec`` is the validated file content, ``base`` the fixed parts as a
-    :class:`dse.specs.Scenario` (at the smallest GPU count, default parallel plan).
+    :class:`dse.specs.Scenario` (at the smallest GPU count, default parallel plan; with
+    ``hardware.gpu``, on the scenario's GPU, by default the first candidate: :meth:`on_gpu`
+    gives the space on another).
     ``source_path``/``source_text`` are the file and its text (None for dicts).
     """
 
@@ -1231,7 +1233,9 @@ def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
                                      f"among the candidates ({', '.join(seen)})"))
     for key in sorted(cluster.model_fields_set - set(CLUSTER_WIDE_FIELDS)):
         knob = f" (or vary it with hardware.{key})" if key in KNOBS else ""
-        problems.append(FieldProblem(f"scenario.cluster.{key}", short(getattr(cluster, key)),
+        value = getattr(cluster, key)
+        value = value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
+        problems.append(FieldProblem(f"scenario.cluster.{key}", short(value),
                                      "describes one GPU, but hardware.gpu searches several, each at its preset's "
                                      f"figures: drop it{knob}; the cluster-wide settings that apply to every "
                                      f"candidate: {', '.join(CLUSTER_WIDE_FIELDS[2:])}"))
