@@ -285,3 +285,23 @@ def test_the_shipped_gpu_space_holds_the_readme_figures():
     assert cheapest(25.0) == {B200: (0.59, 1.0), H100: (0.71, 4.0), H200: (0.72, 2.0)}
     assert cheapest(100.0)[B200] == (0.31, 1.0)
     assert cheapest(15.0) == {H200: (1.81, 4.0), H100: (1.87, 8.0), B200: (2.03, 4.0)}
+
+
+def test_the_shipped_training_gpu_space_holds_the_readme_figures():
+    """README (Searching): pre-training Llama-3-70B in FP8 on 128-1,024 GPUs costs least on GB200
+    (0.28 USD/Mtok at 4,505 tokens/s per GPU; B200 0.40, H100 0.46, H200 0.56), and 1,024 GB200s
+    train 15T tokens in 39.5 days, 1,024 H100s in 107."""
+    from pathlib import Path
+
+    from dse.search.space import load_space
+
+    s = load_space(Path(__file__).resolve().parents[2] / "search_spaces" / "llama3_70b_training_gpus.yaml")
+    ok = pd.concat([score_point(s, n, {"gpu": float(code)}) for n in s.gpu_counts() for code in s.gpu_choices()],
+                   ignore_index=True).query("feasible")
+    by_gpu = {gpu_name(g): rows for g, rows in ok.groupby("hw.gpu")}
+    cheapest = {g: round(rows["cost_per_mtok_usd"].min(), 2) for g, rows in by_gpu.items()}
+    assert cheapest == {"GB200": 0.28, B200: 0.40, H100: 0.46, H200: 0.56}
+    best = by_gpu["GB200"].loc[by_gpu["GB200"]["cost_per_mtok_usd"].idxmin()]
+    assert round(best["tokens_per_s_per_gpu"]) == 4505
+    days = {g: round(rows.loc[rows["num_gpus"] == 1024, "time_to_train_s"].min() / 86400, 1) for g, rows in by_gpu.items()}
+    assert days["GB200"] == 39.5 and days[H100] == 107.0
