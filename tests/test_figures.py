@@ -227,3 +227,19 @@ def test_fig8_fronts_and_the_kv_link(tmp_path):
         assert (curve["itl_ms"] <= 40.0 + 1e-9).all()
     finding = json.loads((tmp_path / "findings.json").read_text())["fig8_disaggregated"]
     assert "Gbit/s" in finding and finding.endswith(".")
+
+
+def test_fig9_which_gpu_per_dollar(tmp_path):
+    run_script("fig9_gpu_choice.py", tmp_path, "--quick")
+    assert_outputs(tmp_path, "fig9_gpu_choice")
+    data = pd.read_csv(tmp_path / "fig9_gpu_choice.csv")
+    serving, training = data[data["panel"] == "serving"], data[data["panel"] == "training"]
+    assert set(serving["gpu"]) == {"H100", "H200", "B200"} and set(training["gpu"]) == {"H100", "H200", "B200", "GB200"}
+    for _, curve in serving.groupby("gpu"):  # a looser latency bound never costs more
+        curve = curve.sort_values("itl_bound_ms")
+        assert curve["cost_per_mtok_usd"].is_monotonic_decreasing and (curve["itl_ms"] <= curve["itl_bound_ms"]).all()
+    for _, pts in training.groupby("gpu"):  # more GPUs of one kind: sooner, never cheaper per token here
+        pts = pts.sort_values("num_gpus")
+        assert pts["days"].is_monotonic_decreasing and pts["cost_per_mtok_usd"].is_monotonic_increasing
+    finding = json.loads((tmp_path / "findings.json").read_text())["fig9_gpu_choice"]
+    assert "GB200" in finding and finding.endswith(".")

@@ -17,7 +17,7 @@ def test_make_figures_quick_writes_every_figure_and_the_report(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     stems = ["fig1_pareto", "fig2_cloud", "fig3_exposed_comm", "fig4_whatif_network", "fig4_whatif_memory",
              "fig4_whatif_serving",
-             "fig5_validation", "fig6_timeline", "fig7_attention", "fig8_disaggregated"]
+             "fig5_validation", "fig6_timeline", "fig7_attention", "fig8_disaggregated", "fig9_gpu_choice"]
     for stem in stems:
         for ext in ("png", "pdf", "csv"):
             assert (tmp_path / f"{stem}.{ext}").stat().st_size > 0, (stem, ext)

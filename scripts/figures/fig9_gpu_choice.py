@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Figure 9: which GPU per dollar, searched with the GPU as a dimension (``hardware.gpu``).
+
+(a) Serving Llama-3.1-70B in FP8, 1,000 + 1,000 tokens, on 1-16 H100, H200 or B200
+(``search_spaces/llama3_70b_serving_gpus.yaml``, every serving plan and batch): the least USD per
+million output tokens each GPU reaches within each bound on the time per output token. (b)
+Pre-training Llama-3-70B in FP8 on 128-1,024 H100, H200, B200 or GB200
+(``search_spaces/llama3_70b_training_gpus.yaml``, every parallel plan): the fastest plan at each
+GPU count, its time to train 15T tokens against its USD per million tokens. Prices are the spaces'
+(stated, sourced in their headers). Writes PNG, PDF and the CSV of its points.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from common import (  # noqa: E402
+    GPU_COLORS, GPU_MARKERS, REPO, WIDTH_IN, Timer, figure, finding, gpu_family, parser, save, style, write_csv,
+)
+from matplotlib import ticker  # noqa: E402
+
+from dse.presets import gpu_name  # noqa: E402
+from dse.search.evaluation import score_point  # noqa: E402
+from dse.search.space import load_space  # noqa: E402
+
+SPACES = REPO / "search_spaces"
+ITL_BOUNDS_MS = np.arange(14.0, 100.5, 0.5)
+
+
+def scored(stem: str) -> pd.DataFrame:
+    """Every feasible configuration of a shipped space, over all its GPU candidates and counts."""
+    space = load_space(SPACES / f"{stem}.yaml")
+    df = pd.concat([score_point(space, n, {"gpu": float(code)}) for n in space.gpu_counts()
+                    for code in space.gpu_choices()], ignore_index=True)
+    ok = df[df["feasible"].to_numpy(dtype=bool)].copy()
+    ok["gpu"] = [gpu_family(gpu_name(c)) for c in ok["hw.gpu"]]
+    return ok
+
+
+def serving_curves(ok: pd.DataFrame) -> pd.DataFrame:
+    """Per GPU, the least cost per million output tokens within each ITL bound."""
+    rows = []
+    for gpu, plans in ok.groupby("gpu", sort=False):
+        itl, cost = plans["itl_ms"].to_numpy(), plans["cost_per_mtok_usd"].to_numpy()
+        for bound in ITL_BOUNDS_MS:
+            within = itl <= bound
+            if within.any():
+                best = plans.iloc[int(np.flatnonzero(within)[np.argmin(cost[within])])]
+                rows.append({"panel": "serving", "gpu": gpu, "itl_bound_ms": bound,
+                             "cost_per_mtok_usd": float(best["cost_per_mtok_usd"]), "num_gpus": best["num_gpus"],
+                             "tp": best["tp"], "itl_ms": float(best["itl_ms"]), "days": np.nan})
+    return pd.DataFrame(rows)
+
+
+def training_points(ok: pd.DataFrame) -> pd.DataFrame:
+    """Per GPU and GPU count, the fastest plan: its days to train and its cost."""
+    best = ok.loc[ok.groupby(["gpu", "num_gpus"], sort=False)["tokens_per_s"].idxmax()]
+    return pd.DataFrame({"panel": "training", "gpu": best["gpu"], "itl_bound_ms": np.nan,
+                         "cost_per_mtok_usd": best["cost_per_mtok_usd"], "num_gpus": best["num_gpus"],
+                         "tp": best["tp"], "itl_ms": np.nan, "days": best["time_to_train_s"] / 86400.0})
+
+
+def main() -> None:
+    parser(__doc__, quick=True).parse_args()  # the spaces are small: --quick runs them whole too
+    with Timer("fig9_gpu_choice"):
+        serving = serving_curves(scored("llama3_70b_serving_gpus"))
+        training = training_points(scored("llama3_70b_training_gpus"))
+        df = pd.concat([serving, training], ignore_index=True)
+        with style():
+            fig = figure(2.8, width=2 * WIDTH_IN)
+            axes = fig.subplots(1, 2)
+            for gpu, curve in serving.groupby("gpu", sort=False):
+                axes[0].step(curve["itl_bound_ms"], curve["cost_per_mtok_usd"], where="post", color=GPU_COLORS[gpu],
+                             label=gpu)
+            for gpu, pts in training.groupby("gpu", sort=False):
+                pts = pts.sort_values("num_gpus")
+                axes[1].plot(pts["days"], pts["cost_per_mtok_usd"], color=GPU_COLORS[gpu], marker=GPU_MARKERS[gpu],
+                             ms=3, label=gpu)
+                if gpu == "GB200":
+                    for _, p in pts.iterrows():
+                        axes[1].annotate(f"{p['num_gpus']:.0f}", (p["days"], p["cost_per_mtok_usd"]),
+                                         textcoords="offset points", xytext=(0, -8), ha="center", fontsize=6)
+            axes[0].set_xscale("log")
+            axes[0].xaxis.set_major_locator(ticker.FixedLocator([15, 20, 30, 50, 100]))
+            axes[0].xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            axes[0].xaxis.set_minor_formatter(ticker.NullFormatter())
+            axes[0].set_yscale("log")
+            axes[0].yaxis.set_major_locator(ticker.FixedLocator([0.3, 0.5, 1.0, 2.0, 3.0]))
+            axes[0].yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            axes[0].yaxis.set_minor_formatter(ticker.NullFormatter())
+            axes[0].set_xlabel("bound on time per output token (ms)")
+            axes[0].set_ylabel("USD per million output tokens")
+            axes[0].set_title("(a) serving Llama-3.1-70B", loc="left")
+            axes[1].set_xscale("log")
+            axes[1].xaxis.set_major_locator(ticker.FixedLocator([30, 50, 100, 200, 500, 1000]))
+            axes[1].xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            axes[1].xaxis.set_minor_formatter(ticker.NullFormatter())
+            axes[1].set_xlabel("days to train 15T tokens")
+            axes[1].set_ylabel("USD per million tokens")
+            axes[1].set_ylim(bottom=0)
+            axes[1].set_title("(b) training Llama-3-70B", loc="left")
+            from matplotlib.lines import Line2D
+
+            gpus = list(dict.fromkeys([*serving["gpu"], *training["gpu"]]))
+            handles = [Line2D([], [], color=GPU_COLORS[g], marker=GPU_MARKERS[g], ms=3) for g in gpus]
+            fig.legend(handles, gpus, loc="outside lower center", ncols=len(gpus), frameon=False)
+            save(fig, "fig9_gpu_choice")
+        write_csv(df, "fig9_gpu_choice")
+
+        def cheapest(bound: float) -> list[tuple[str, float]]:
+            at = serving[serving["itl_bound_ms"] == bound].sort_values("cost_per_mtok_usd")
+            return list(zip(at["gpu"], at["cost_per_mtok_usd"]))
+
+        loose, tight = cheapest(50.0), cheapest(15.0)
+        cost = training.groupby("gpu")["cost_per_mtok_usd"].min().sort_values()
+        days = training[training["num_gpus"] == training["num_gpus"].max()].set_index("gpu")["days"]
+        finding("fig9_gpu_choice", (
+            f"Serving Llama-3.1-70B at the stated prices, the cheapest GPU depends on the latency bound: within "
+            f"50 ms per output token {loose[0][0]} ({loose[0][1]:.2f} USD per million output tokens, "
+            f"{loose[-1][0]} {loose[-1][1]:.2f}), within 15 ms {tight[0][0]} ({tight[0][1]:.2f}, "
+            f"{tight[-1][0]} {tight[-1][1]:.2f}), as a tighter bound needs tensor-parallel groups whose price "
+            f"doubles with each step; pre-training Llama-3-70B costs least on {cost.index[0]} "
+            f"({cost.iloc[0]:.2f} USD per million tokens against {cost.iloc[-1]:.2f} on {cost.index[-1]}), and "
+            f"1,024 {cost.index[0]}s train 15T tokens in {days[cost.index[0]]:.0f} days against "
+            f"{days.max():.0f} on the slowest."))
+
+
+if __name__ == "__main__":
+    main()
