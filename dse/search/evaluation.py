@@ -302,16 +302,20 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
     if not n:
         return df
     df["infeasible_mask"] = df["infeasible_mask"].astype(np.int64)
-    df["feasible"] = apply_constraints(df, space)
     if space.spec.train_tokens:
         df["time_to_train_s"] = space.spec.train_tokens / df["tokens_per_s"]
-    if "price_per_gpu_hour" in cols:  # unknown cost, not a free one, for a GPU without a price
+    priced = "price_per_gpu_hour" in cols
+    if priced:  # unknown cost, not a free one, for a GPU without a price
         # a deployment's price is its mean over its kinds of GPU (0: one of them unpriced)
         df["price_per_gpu_hour"] = (metrics["price_per_gpu_hour"] if "price_per_gpu_hour" in metrics else
                                     np.broadcast_to(np.asarray(cols["price_per_gpu_hour"], dtype=np.float64), (n,)))
         df = unpriced_as_missing(df)
-        if space.spec.price_model is None and GPU_KNOB not in knobs:  # kept when a model or the GPU sets it
-            df = df.drop(columns="price_per_gpu_hour")
+        # what the configuration's GPUs cost an hour, USD (a budget bounds it; NaN without a price)
+        price = df["price_per_gpu_hour"].to_numpy(dtype=np.float64)
+        df["cluster_usd_per_hour"] = np.where(price > 0, df["num_gpus"].to_numpy(dtype=np.float64) * price, np.nan)
+    df["feasible"] = apply_constraints(df, space)
+    if priced and space.spec.price_model is None and GPU_KNOB not in knobs:  # kept when a model or the GPU sets it
+        df = df.drop(columns="price_per_gpu_hour")
     return df
 
 

@@ -79,6 +79,7 @@ METRICS: dict[str, tuple[str, str, float]] = {
     "hbm_bytes": ("HBM per GPU", "GiB", 1.0 / GIB),
     "exposed_comm_s": ("exposed communication", "s", 1.0),
     "cost_per_mtok_usd": ("cost", "USD per million tokens", 1.0),
+    "cluster_usd_per_hour": ("price of the GPUs", "USD per hour", 1.0),
     "energy_per_token_j": ("energy", "J/token", 1.0),
     "power_per_gpu_w": ("average power per GPU", "W", 1.0),
     "time_to_train_s": ("time to train", "days", 1.0 / 86400.0),

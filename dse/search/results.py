@@ -60,7 +60,7 @@ RECORD_METRICS = (
     "energy_per_token_j", "time_to_train_s", "itl_ms", "ttft_ms", "requests_per_s", "batch_auto",
     "samples_per_s_per_gpu", "cost_per_msample_usd", "energy_per_sample_j", "input_tokens_per_s",
     "input_tokens_per_s_per_gpu", "power_per_gpu_w", "prefill_instances", "decode_instances", "idle_gpus",
-    "kv_transfer_s", "prefill_wait_s",
+    "kv_transfer_s", "prefill_wait_s", "cluster_usd_per_hour",
 )
 RECOMPUTE_NAMES = {0: "none", 1: "selective", 2: "full"}
 #: DLRM table planners (the sharding names are the cost model's, SHARDING_NAMES).

@@ -99,7 +99,7 @@ NONNEGATIVE_KNOBS = ("price_per_gpu_hour", "l2_mb")
 OBJECTIVE_METRICS = (
     "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "mfu", "num_gpus",
     "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "power_per_gpu_w", "time_to_train_s",
-    "memory_per_gpu_bytes",
+    "memory_per_gpu_bytes", "cluster_usd_per_hour",
 )
 DEFAULT_OBJECTIVES = (("tokens_per_s", "maximize"), ("num_gpus", "minimize"))
 #: Metrics a serving (llm_inference) objective may name: outputs of
@@ -109,18 +109,19 @@ DEFAULT_OBJECTIVES = (("tokens_per_s", "maximize"), ("num_gpus", "minimize"))
 SERVING_METRICS = (
     "tokens_per_s", "tokens_per_s_per_gpu", "requests_per_s", "itl_ms", "ttft_ms", "mfu", "num_gpus",
     "iteration_time_s", "cost_per_mtok_usd", "energy_per_token_j", "power_per_gpu_w", "memory_per_gpu_bytes",
-    "input_tokens_per_s", "input_tokens_per_s_per_gpu",
+    "input_tokens_per_s", "input_tokens_per_s_per_gpu", "cluster_usd_per_hour",
 )
 #: Metrics a DLRM objective may name: outputs of :func:`dse.costmodel.dlrm.evaluate_dlrm`, num_gpus.
 DLRM_METRICS = (
     "samples_per_s", "samples_per_s_per_gpu", "iteration_time_s", "mfu", "num_gpus",
-    "cost_per_msample_usd", "energy_per_sample_j", "power_per_gpu_w", "memory_per_gpu_bytes",
+    "cost_per_msample_usd", "energy_per_sample_j", "power_per_gpu_w", "memory_per_gpu_bytes", "cluster_usd_per_hour",
 )
 #: Metrics a ViT training objective may name: the LLM training metrics (tokens are patches
 #: plus the class token) and per-image ones (a sample is an image).
 VIT_METRICS = (
     "samples_per_s", "samples_per_s_per_gpu", "tokens_per_s", "tokens_per_s_per_gpu", "mfu", "num_gpus",
     "iteration_time_s", "cost_per_msample_usd", "energy_per_sample_j", "power_per_gpu_w", "memory_per_gpu_bytes",
+    "cluster_usd_per_hour",
 )
 #: Searchable kinds of run (``Scenario.kind``) -> the metrics their objectives may name.
 METRICS_BY_KIND = {
@@ -140,6 +141,7 @@ METRIC_CONSTRAINTS = {
     "max_itl_ms": ("itl_ms", "max", ("llm_inference",)),
     "max_ttft_ms": ("ttft_ms", "max", ("llm_inference",)),
     "min_samples_per_s": ("samples_per_s", "min", ("dlrm_train", "dlrm_inference", "vit_train", "vit_inference")),
+    "max_cluster_usd_per_hour": ("cluster_usd_per_hour", "max", SEARCHABLE_KINDS),
 }
 
 #: Keys the ``scenario`` block accepts (a scenario minus ``parallel`` and ``cluster.num_gpus``).
@@ -499,7 +501,10 @@ class ConstraintsSpec(Spec):
     serving); ``max_memory_fraction`` is the fraction of HBM capacity a configuration may use
     (0-1]; a serving engine fills the memory with its KV cache by design, so for serving bound
     the engine's own share instead (``scenario.inference.gpu_memory_utilization``). Serving only: ``max_itl_ms`` (time per output token) and ``max_ttft_ms`` (time to
-    first token), in ms. DLRM only: ``min_samples_per_s``."""
+    first token), in ms. DLRM only: ``min_samples_per_s``. Any kind: ``max_cluster_usd_per_hour``, a
+    budget on what a configuration's GPUs cost an hour (num_gpus x price_per_gpu_hour, USD; the
+    results' ``cluster_usd_per_hour``): with several GPU candidates or a price model, the most GPUs of
+    each kind the budget buys."""
 
     max_gpus: PositiveInt | None = None
     min_tokens_per_s: NonNegFloat = 0.0
@@ -507,6 +512,7 @@ class ConstraintsSpec(Spec):
     max_itl_ms: PositiveFloat | None = None
     max_ttft_ms: PositiveFloat | None = None
     min_samples_per_s: NonNegFloat | None = None
+    max_cluster_usd_per_hour: PositiveFloat | None = None
 
 
 class SearchSettings(Spec):
@@ -1101,14 +1107,21 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
                 given = f"{{gpu: {name}, price_per_gpu_hour: USD}} in {field}" if field else "the base GPU's price, USD per GPU-hour"
                 problems.append(FieldProblem("price_model.usd_per_hour", "null",
                                              f"the {name} preset has no price to scale: give {given}"))
-    priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd") if m in metrics]
-    if priced and spec.hardware.gpu is None and spec.hardware.price_per_gpu_hour is None and pm is None:
-        if gpus[0][1].price_per_gpu_hour <= 0:
-            i = metrics.index(priced[0])
-            problems.append(FieldProblem(
-                f"objectives.{i}.metric", repr(priced[0]),
-                f"the {base.cluster.gpu} preset has no price, so every cost would be 0: set "
-                "scenario.cluster.price_per_gpu_hour (USD) or a price_per_gpu_hour knob"))
+    priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd", "cluster_usd_per_hour") if m in metrics]
+    budget = spec.constraints.max_cluster_usd_per_hour
+    unpriced = (spec.hardware.gpu is None and spec.hardware.price_per_gpu_hour is None and pm is None
+                and gpus[0][1].price_per_gpu_hour <= 0)
+    if priced and unpriced:
+        i = metrics.index(priced[0])
+        problems.append(FieldProblem(
+            f"objectives.{i}.metric", repr(priced[0]),
+            f"the {base.cluster.gpu} preset has no price, so every cost would be unknown: set "
+            "scenario.cluster.price_per_gpu_hour (USD) or a price_per_gpu_hour knob"))
+    if budget is not None and unpriced:
+        problems.append(FieldProblem(
+            "constraints.max_cluster_usd_per_hour", short(budget),
+            f"the {base.cluster.gpu} preset has no price, so no configuration could be shown to fit the budget: "
+            "set scenario.cluster.price_per_gpu_hour (USD) or a price_per_gpu_hour knob"))
     checks = {"llm_train": _training_checks, "vit_train": _training_checks, "vit_inference": _training_checks,
               "llm_inference": _serving_checks,
               "dlrm_train": _dlrm_checks, "dlrm_inference": _dlrm_checks}
@@ -1208,7 +1221,10 @@ def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     choice = spec.hardware.gpu
     problems: list[FieldProblem] = []
     seen: dict[str, int] = {}
-    priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd") if m in [o.metric for o in spec.objectives]]
+    priced = [m for m in ("cost_per_mtok_usd", "cost_per_msample_usd", "cluster_usd_per_hour")
+              if m in [o.metric for o in spec.objectives]]
+    if spec.constraints.max_cluster_usd_per_hour is not None:
+        priced.append("the budget constraints.max_cluster_usd_per_hour")
     for i, (name, price) in enumerate(choice.gpus()):
         field = f"hardware.gpu.values.{i}"
         found = _gpu_problems(name, base, field)
@@ -1223,7 +1239,7 @@ def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
         seen[canonical] = i
         if priced and price is None and resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1),
                                                          base.precision).price_per_gpu_hour <= 0:
-            problems.append(FieldProblem(field, repr(name), f"the {canonical} preset has no price, so the objective "
+            problems.append(FieldProblem(field, repr(name), f"the {canonical} preset has no price, so "
                                          f"{priced[0]} would be unknown for it: give {{gpu: {canonical}, "
                                          "price_per_gpu_hour: USD}"))
     cluster = base.cluster

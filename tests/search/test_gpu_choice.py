@@ -9,6 +9,8 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dse.errors import InputError
 from dse.presets import gpu_code, gpu_name
@@ -305,3 +307,58 @@ def test_the_shipped_training_gpu_space_holds_the_readme_figures():
     assert round(best["tokens_per_s_per_gpu"]) == 4505
     days = {g: round(rows.loc[rows["num_gpus"] == 1024, "time_to_train_s"].min() / 86400, 1) for g, rows in by_gpu.items()}
     assert days["GB200"] == 39.5 and days[H100] == 107.0
+
+
+# ------------------------------------------------------------------------------ a budget
+def test_a_budget_keeps_what_each_gpus_price_affords():
+    from dse.search.evaluation import apply_constraints
+
+    s = space_from_dict(SERVING)
+    df = pd.concat([score_point(s, n, {"gpu": float(gpu_code(g))}) for n in s.gpu_counts() for g in PRICES],
+                   ignore_index=True)
+    price = df["hw.gpu"].map({float(gpu_code(g)): p for g, p in PRICES.items()})
+    assert np.allclose(df["cluster_usd_per_hour"], df["num_gpus"] * price)
+    budget = space_from_dict(edited(SERVING, constraints={"max_cluster_usd_per_hour": 10.0}))
+    kept = apply_constraints(df, budget)
+    assert (kept == (df["feasible"] & (df["num_gpus"] * price <= 10.0))).all()
+    # 10 USD/h buys two H100s or H200s, one B200 (8 GPUs of any kind are over it)
+    assert set(zip(df.loc[kept, "hw.gpu"].map(gpu_name), df.loc[kept, "num_gpus"])) == {
+        (H100, 1.0), (H100, 2.0), (H200, 1.0), (H200, 2.0), (B200, 1.0)}
+    # scoring under the budget marks the rest infeasible, and the objective may name the price
+    scored = score_point(budget, 8, {"gpu": float(gpu_code(H100))})
+    assert not scored["feasible"].any() and scored["cluster_usd_per_hour"].eq(8 * PRICES[H100]).all()
+    cheap = space_from_dict(edited(SERVING, objectives=[{"metric": "tokens_per_s", "direction": "maximize"},
+                                                        {"metric": "cluster_usd_per_hour", "direction": "minimize"}]))
+    assert cheap.objectives[1] == ("cluster_usd_per_hour", "minimize")
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(st.floats(1.0, 60.0), st.floats(0.0, 60.0))
+def test_raising_the_budget_never_shrinks_the_feasible_set(budget, more):
+    from dse.search.evaluation import apply_constraints
+
+    df = _scored_serving()
+    low = apply_constraints(df, space_from_dict(edited(SERVING, constraints={"max_cluster_usd_per_hour": budget})))
+    high = apply_constraints(df, space_from_dict(edited(SERVING, constraints={"max_cluster_usd_per_hour": budget + more})))
+    assert not (low & ~high).any()
+
+
+_SCORED: dict[str, pd.DataFrame] = {}
+
+
+def _scored_serving() -> pd.DataFrame:
+    if not _SCORED:
+        s = space_from_dict(SERVING)
+        _SCORED["df"] = pd.concat([score_point(s, n, {"gpu": float(gpu_code(g))}) for n in s.gpu_counts()
+                                   for g in PRICES], ignore_index=True)
+    return _SCORED["df"]
+
+
+def test_a_budget_needs_a_price():
+    unpriced = {**TRAINING, "hardware": None, "constraints": {"max_cluster_usd_per_hour": 100.0},
+                "scenario": {**TRAINING["scenario"], "cluster": {"gpu": H200}}}
+    assert "no price" in problems(unpriced)["constraints.max_cluster_usd_per_hour"]
+    one_unpriced = edited(SERVING, hardware={"gpu": {"values": [{"gpu": H100, "price_per_gpu_hour": 2.5}, B200]}},
+                          objectives=[{"metric": "tokens_per_s_per_gpu", "direction": "maximize"}],
+                          constraints={"max_cluster_usd_per_hour": 50.0})
+    assert "max_cluster_usd_per_hour" in problems(one_unpriced)["hardware.gpu.values.1"]
