@@ -269,7 +269,7 @@ def suggest_knobs(trial, space: SearchSpace) -> dict[str, float]:
     knobs = {}
     for name, knob in space.knobs.items():
         if name == GPU_KNOB:  # by preset name, so a stored study reads the same if the preset table grows
-            choices = {n: code for code, (n, _) in space.gpu_choices().items()}
+            choices = {n: code for code, (n, *_) in space.gpu_choices().items()}
             knobs[name] = float(choices[trial.suggest_categorical(f"hw.{GPU_KNOB}", list(choices))])
         elif knob.values is not None:
             knobs[name] = float(trial.suggest_categorical(f"hw.{name}", [float(v) for v in knob.values]))

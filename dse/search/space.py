@@ -431,18 +431,31 @@ class KnobSpec(Spec):
         return self.low + self.step * np.arange(count, dtype=np.float64)
 
 
-class GPUChoiceSpace(Spec):
-    """The GPU presets a space tries (``hardware.gpu``): names, or ``{gpu, price_per_gpu_hour}``
-    to price one (USD per GPU-hour; else the preset's). Each candidate is the scenario's cluster
-    on that GPU: its preset's datasheet figures, calibration, power and price; the cluster-wide
-    settings of ``scenario.cluster`` (:data:`CLUSTER_WIDE_FIELDS`) and the other hardware knobs
-    apply to every candidate."""
+class GPUCandidateSpec(PricedGPUSpec):
+    """A GPU candidate of ``hardware.gpu``: a preset, its price, and ``cluster``, the figures of
+    its servers that differ from the preset's (any ``scenario.cluster`` key but gpu and
+    num_gpus, e.g. ``{scaleout_gbitps: 800, gpus_per_node: 4}``; units as there)."""
 
-    values: Annotated[list[str | PricedGPUSpec], Field(min_length=1)]
+    cluster: dict[str, Any] | None = None
+
+
+class GPUChoiceSpace(Spec):
+    """The GPU presets a space tries (``hardware.gpu``): names, or ``{gpu, price_per_gpu_hour,
+    cluster}`` to price one (USD per GPU-hour; else the preset's) or state its servers' own
+    figures (:class:`GPUCandidateSpec`). Each candidate is the scenario's cluster on that GPU:
+    its preset's datasheet figures, calibration, power and price, then its own ``cluster``
+    overrides; the cluster-wide settings of ``scenario.cluster`` (:data:`CLUSTER_WIDE_FIELDS`)
+    and the other hardware knobs apply to every candidate."""
+
+    values: Annotated[list[str | GPUCandidateSpec], Field(min_length=1)]
 
     def gpus(self) -> list[tuple[str, float | None]]:
         """The candidates as (name as given, price or None)."""
         return [(g, None) if isinstance(g, str) else (g.gpu, g.price_per_gpu_hour) for g in self.values]
+
+    def overrides(self) -> list[dict[str, Any]]:
+        """Each candidate's own cluster overrides (empty for a name alone)."""
+        return [{} if isinstance(g, str) else dict(g.cluster or {}) for g in self.values]
 
 
 class HardwareSpace(Spec):
@@ -709,20 +722,23 @@ class SearchSpace:
             return knobs
         return {GPU_KNOB: KnobSpec(values=[float(code) for code in self.gpu_choices()]), **knobs}
 
-    def gpu_choices(self) -> dict[int, tuple[str, float | None]]:
+    def gpu_choices(self) -> dict[int, tuple[str, float | None, dict[str, Any]]]:
         """The GPU candidates of ``hardware.gpu``, :func:`dse.presets.gpu_code` -> (preset name,
-        price in USD per GPU-hour or None for the preset's); empty without the knob."""
+        price in USD per GPU-hour or None for the preset's, the candidate's own cluster
+        overrides); empty without the knob."""
         from ..presets import find_gpu, gpu_code
 
         choice = self.spec.hardware.gpu
         if choice is None:
             return {}
-        return {gpu_code(name): (find_gpu(name), price) for name, price in choice.gpus()}
+        return {gpu_code(name): (find_gpu(name), price, own)
+                for (name, price), own in zip(choice.gpus(), choice.overrides())}
 
     def on_gpu(self, code: float) -> "SearchSpace":
         """The space with its fixed parts on the GPU candidate of ``code`` (a value of the
         ``gpu`` knob): the scenario's cluster-wide settings (:data:`CLUSTER_WIDE_FIELDS`) on that
-        preset, at the candidate's price; the space itself for 0 or without the knob."""
+        preset with the candidate's own overrides, at its price; the space itself for 0 or
+        without the knob."""
         from ..specs import ClusterSpec
 
         code = int(round(float(code)))
@@ -731,10 +747,10 @@ class SearchSpace:
             if code == 0 or not choices:
                 return self
             raise single("hardware.gpu", "not a GPU candidate of this space", code, self.source_path)
-        name, price = choices[code]
+        name, price, own = choices[code]
         cluster = self.base.cluster
         kept = {k: getattr(cluster, k) for k in CLUSTER_WIDE_FIELDS if k in cluster.model_fields_set}
-        gpu_cluster = ClusterSpec(**{**kept, "gpu": name, "num_gpus": cluster.num_gpus,
+        gpu_cluster = ClusterSpec(**{**kept, **own, "gpu": name, "num_gpus": cluster.num_gpus,
                                      **({} if price is None else {"price_per_gpu_hour": price})})
         return SearchSpace(spec=self.spec, base=self.base.model_copy(update={"cluster": gpu_cluster}),
                            source_path=self.source_path, source_text=self.source_text)
@@ -1089,9 +1105,11 @@ def _cross_checks(spec: SpaceSpec, base: Scenario | None) -> list[FieldProblem]:
         gpus = [(base.cluster.gpu, resolve_hardware(base.cluster, base.precision), "")]
     else:
         bad = {p.field for p in gpu_problems}
-        gpus = [(name, resolve_hardware(ClusterSpec(gpu=name, num_gpus=1, price_per_gpu_hour=price), base.precision),
-                 f"hardware.gpu.values.{i}")
-                for i, (name, price) in enumerate(spec.hardware.gpu.gpus()) if f"hardware.gpu.values.{i}" not in bad]
+        choice = spec.hardware.gpu
+        gpus = [(name, resolve_hardware(ClusterSpec(**own, gpu=name, num_gpus=1, price_per_gpu_hour=price),
+                                        base.precision), f"hardware.gpu.values.{i}")
+                for i, ((name, price), own) in enumerate(zip(choice.gpus(), choice.overrides()))
+                if not any(f == f"hardware.gpu.values.{i}" or f.startswith(f"hardware.gpu.values.{i}.") for f in bad)]
     if spec.hardware.power_w is not None:
         from ..hardware import power_limit_problem
 
@@ -1209,6 +1227,33 @@ def _gpu_problems(name: str, base: Scenario, field: str) -> list[FieldProblem]:
     return []
 
 
+def _candidate_cluster_problems(gpu: str, own: dict[str, Any], base: Scenario, field: str) -> list[FieldProblem]:
+    """What is wrong with a GPU candidate's own ``cluster`` overrides (reported at
+    ``field.cluster.<key>``): a key that is not one, or a value the cluster schema refuses."""
+    from ..hardware import resolve_hardware
+    from ..specs import ClusterSpec
+
+    if not own:
+        return []
+    taken = {"gpu": "the candidate's gpu", "num_gpus": "the searched GPU counts (gpus)",
+             "price_per_gpu_hour": "the candidate's own price_per_gpu_hour"}
+    problems = [FieldProblem(f"{field}.cluster.{k}", short(own[k]), f"set by {taken[k]}, not here") for k in own
+                if k in taken]
+    if problems:
+        return problems
+    try:
+        cluster = ClusterSpec.model_validate({**own, "gpu": gpu, "num_gpus": 1})
+        resolve_hardware(cluster, base.precision)
+    except ValidationError as err:
+        return [FieldProblem(f"{field}.cluster.{p.field}" if p.field else f"{field}.cluster", p.given,
+                             p.message.replace("keys: gpu, ", "keys: ").replace("num_gpus, ", "")
+                             .replace("price_per_gpu_hour, ", ""))
+                for p in problems_from(err, ClusterSpec)]
+    except InputError as err:
+        return [FieldProblem(f"{field}.cluster", short(own), p.message) for p in err.problems]
+    return []
+
+
 def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
     """``hardware.gpu``: known presets that run the scenario's precision, each once; the
     scenario's cluster block holds only cluster-wide settings and its GPU is a candidate; the
@@ -1225,35 +1270,41 @@ def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
               if m in [o.metric for o in spec.objectives]]
     if spec.constraints.max_cluster_usd_per_hour is not None:
         priced.append("the budget constraints.max_cluster_usd_per_hour")
-    for i, (name, price) in enumerate(choice.gpus()):
+    for i, ((name, price), own) in enumerate(zip(choice.gpus(), choice.overrides())):
         field = f"hardware.gpu.values.{i}"
         found = _gpu_problems(name, base, field)
         problems += found
         canonical = find_gpu(name)
         if found or canonical is None:
             continue
+        found = _candidate_cluster_problems(canonical, own, base, field)
+        problems += found
+        if found:
+            continue
         if canonical in seen:
             problems.append(FieldProblem(field, repr(name), f"{canonical} is already candidate {seen[canonical]}: "
                                          "list each GPU once"))
             continue
         seen[canonical] = i
-        if priced and price is None and resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1),
+        if priced and price is None and resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1, **own),
                                                          base.precision).price_per_gpu_hour <= 0:
             problems.append(FieldProblem(field, repr(name), f"the {canonical} preset has no price, so "
                                          f"{priced[0]} would be unknown for it: give {{gpu: {canonical}, "
                                          "price_per_gpu_hour: USD}"))
     cluster = base.cluster
-    if seen and find_gpu(cluster.gpu) not in seen:
+    named = list(dict.fromkeys(g for g in (find_gpu(n) for n, _ in choice.gpus()) if g is not None))
+    if named and find_gpu(cluster.gpu) not in named:
         problems.append(FieldProblem("scenario.cluster.gpu", repr(cluster.gpu),
                                      f"with hardware.gpu the GPU is searched: drop scenario.cluster.gpu or list it "
-                                     f"among the candidates ({', '.join(seen)})"))
+                                     f"among the candidates ({', '.join(named)})"))
     for key in sorted(cluster.model_fields_set - set(CLUSTER_WIDE_FIELDS)):
-        knob = f" (or vary it with hardware.{key})" if key in KNOBS else ""
+        knob = f" or vary it with hardware.{key}" if key in KNOBS else ""
         value = getattr(cluster, key)
         value = value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
         problems.append(FieldProblem(f"scenario.cluster.{key}", short(value),
                                      "describes one GPU, but hardware.gpu searches several, each at its preset's "
-                                     f"figures: drop it{knob}; the cluster-wide settings that apply to every "
+                                     f"figures: give it per candidate ({{gpu: NAME, cluster: {{{key}: ...}}}} in "
+                                     f"hardware.gpu.values){knob}; the cluster-wide settings that apply to every "
                                      f"candidate: {', '.join(CLUSTER_WIDE_FIELDS[2:])}"))
     if spec.hardware.price_per_gpu_hour is not None:
         problems.append(FieldProblem("hardware.price_per_gpu_hour", short(spec.hardware.price_per_gpu_hour),
@@ -1368,7 +1419,7 @@ def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
 
 __all__ = [
     "KNOBS", "OBJECTIVE_METRICS", "SERVING_METRICS", "DLRM_METRICS", "METRICS_BY_KIND", "METRIC_CONSTRAINTS",
-    "SEARCHABLE_KINDS", "GPU_KNOB", "CLUSTER_WIDE_FIELDS", "GPUChoiceSpace", "PricedGPUSpec", "ServingParallelSpace", "DLRMParallelSpace", "ServingSpaceSpec", "DLRMSpaceSpec", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
+    "SEARCHABLE_KINDS", "GPU_KNOB", "CLUSTER_WIDE_FIELDS", "GPUChoiceSpace", "GPUCandidateSpec", "PricedGPUSpec", "ServingParallelSpace", "DLRMParallelSpace", "ServingSpaceSpec", "DLRMSpaceSpec", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
     "ParallelSpace", "GlobalBatchSpace", "HardwareSpace", "ObjectiveSpec", "ConstraintsSpec",
     "SearchSettings", "hardware_columns", "load_space", "space_from_dict",
 ]

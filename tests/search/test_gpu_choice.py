@@ -362,3 +362,37 @@ def test_a_budget_needs_a_price():
                           objectives=[{"metric": "tokens_per_s_per_gpu", "direction": "maximize"}],
                           constraints={"max_cluster_usd_per_hour": 50.0})
     assert "max_cluster_usd_per_hour" in problems(one_unpriced)["hardware.gpu.values.1"]
+
+
+# ------------------------------------------------------------------------------ a candidate's own servers
+def test_a_candidates_own_cluster_overrides_score_as_that_cluster_alone():
+    """{gpu, cluster: {...}}: the candidate's servers differ from its preset's (a slower NIC,
+    smaller servers); it scores as the space with that cluster block, and the other candidate
+    keeps its preset's figures and the cluster-wide setting."""
+    data = edited(TRAINING, hardware={"gpu": {"values": [
+        {"gpu": "A100-SXM-80GB", "price_per_gpu_hour": 2.0, "cluster": {"scaleout_gbitps": 50.0, "gpus_per_node": 4}},
+        H100]}})
+    s = space_from_dict(data)
+    a100 = score_point(s, 16, {"gpu": float(gpu_code("A100-SXM-80GB"))})
+    alone = copy.deepcopy(TRAINING)
+    alone["hardware"] = None
+    alone["scenario"]["cluster"] = {"gpu": "A100-SXM-80GB", "price_per_gpu_hour": 2.0, "scaleout_gbitps": 50.0,
+                                    "gpus_per_node": 4}
+    ref = score_point(space_from_dict(alone), 16, {})
+    for col in ("tokens_per_s", "iteration_time_s", "scaleout_bw", "nvlink_domain", "cost_per_mtok_usd"):
+        np.testing.assert_allclose(a100[col].to_numpy(dtype=float), ref[col].to_numpy(dtype=float), rtol=1e-12)
+    assert a100["scaleout_bw"].eq(50e9 / 8).all() and a100["nvlink_domain"].eq(4).all()
+    h100 = score_point(s, 16, {"gpu": float(gpu_code(H100))})
+    assert h100["scaleout_bw"].eq(200e9 / 8).all() and h100["nvlink_domain"].eq(8).all()
+
+
+@pytest.mark.parametrize("cluster, field, needle", [
+    ({"scaleout_gbitps": -5.0}, "hardware.gpu.values.0.cluster.scaleout_gbitps", "greater than 0"),
+    ({"gpus_per_nod": 4}, "hardware.gpu.values.0.cluster.gpus_per_nod", "allowed keys: gpus_per_node"),
+    ({"gpu": B200}, "hardware.gpu.values.0.cluster.gpu", "the candidate's gpu"),
+    ({"price_per_gpu_hour": 1.0}, "hardware.gpu.values.0.cluster.price_per_gpu_hour", "own price_per_gpu_hour"),
+])
+def test_a_bad_candidate_override_names_its_field(cluster, field, needle):
+    bad = edited(TRAINING, hardware={"gpu": {"values": [{"gpu": "A100-SXM-80GB", "cluster": cluster}, H100]}})
+    found = problems(bad)
+    assert needle in found[field] and "scenario.cluster.gpu" not in found
