@@ -461,12 +461,28 @@ def summarize(out_dir: str | Path, k: int = 10) -> tuple[dict[str, Any], pd.Data
         "top": config_records(top, cols),
         "pareto": config_records(front, cols),
     }
+    per_gpu = best_per_gpu(df, objectives)
+    if len(per_gpu):  # a search over hardware.gpu: which GPU, answered
+        summary["best_per_gpu"] = config_records(per_gpu, cols)
+        top.attrs["best_per_gpu"] = per_gpu  # for render_results
     return summary, top
 
 
+def best_per_gpu(df: pd.DataFrame, objectives: Sequence[Any]) -> pd.DataFrame:
+    """The best feasible configuration on each GPU candidate of a ``hardware.gpu`` search (by the
+    objectives, as :func:`top_configs` ranks), best first; empty without several GPUs."""
+    if "hw.gpu" not in df.columns or df["hw.gpu"].nunique() < 2:
+        return df.iloc[:0]
+    bests = [top_configs(rows, objectives, 1) for _, rows in df.groupby("hw.gpu", sort=False)]
+    bests = [b for b in bests if len(b)]
+    if not bests:
+        return df.iloc[:0]
+    return sort_by_objectives(pd.concat(bests), normalize_objectives(objectives))
+
+
 def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) -> None:
-    """Print a results folder's summary (from :func:`summarize`) and its top configurations."""
-    from rich.table import Table
+    """Print a results folder's summary (from :func:`summarize`), its top configurations and,
+    for a search over ``hardware.gpu``, the best on each GPU."""
     from rich.text import Text
 
     objectives = [(o["metric"], o["direction"]) for o in summary["objectives"]]
@@ -488,6 +504,20 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
     if top.empty:
         console.print(Text("no feasible configuration", style="bold red"))
         return
+
+    first = (f"{'highest' if objectives[0][1] == 'maximize' else 'lowest'} {objectives[0][0]} first; a plan "
+             "that only adds replicas with the same figures is listed once, at its fewest GPUs")
+    console.print(_config_table(top, objectives, f"Top {len(top)} feasible configurations ({first})"))
+    per_gpu = top.attrs.get("best_per_gpu")
+    if per_gpu is not None and len(per_gpu):
+        console.print()
+        console.print(_config_table(per_gpu, objectives, f"Best on each GPU of hardware.gpu ({len(per_gpu)}, "
+                                                         "best first)"))
+
+
+def _config_table(top: pd.DataFrame, objectives: Sequence[tuple[str, str]], title: str) -> Any:
+    """A rich Table of configurations: plan, hardware knobs, headline metrics and objectives."""
+    from rich.table import Table
 
     hw = hw_columns(top)
     cols: list[tuple[str, str, Any]] = [("#", "", None)]
@@ -531,10 +561,7 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
             metric_cols.append((m, m, lambda x: _fmt(x)))
     cols += [c for c in metric_cols if c[1] in top.columns]
 
-    first = (f"{'highest' if objectives[0][1] == 'maximize' else 'lowest'} {objectives[0][0]} first; a plan "
-             "that only adds replicas with the same figures is listed once, at its fewest GPUs")
-    table = Table(title=f"Top {len(top)} feasible configurations ({first})",
-                  title_justify="left", box=None, padding=(0, 1))
+    table = Table(title=title, title_justify="left", box=None, padding=(0, 1))
     for header, _, _ in cols:
         table.add_column(header, justify="left" if header in ("recomp", "sp", "sharding", "planner", "serving", "P gpu", "gpu") else "right",
                          no_wrap=True)
@@ -551,4 +578,4 @@ def render_results(console: Any, summary: Mapping[str, Any], top: pd.DataFrame) 
                 text = "on" if p is True else "off" if p is False else None
                 cells.append(text or (_fmt(p) if isinstance(p, float) else str(p)))
         table.add_row(*cells)
-    console.print(table)
+    return table

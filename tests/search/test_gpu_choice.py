@@ -136,8 +136,22 @@ def test_the_gpu_choice_holds_every_single_gpu_space_and_its_front_dominates_the
     assert best == pytest.approx(min(bests), rel=1e-12)
     from dse.search.results import summarize
 
-    summary, _ = summarize(result.out_dir, k=3)
+    summary, top = summarize(result.out_dir, k=3)
     assert summary["top"][0]["hw.gpu"] in PRICES and summary["pareto"][0]["hw.gpu"] in PRICES  # by name
+    # which GPU, answered: the best on each, best first, each as the best of that GPU alone
+    per_gpu = summary["best_per_gpu"]
+    assert sorted(r["hw.gpu"] for r in per_gpu) == sorted(PRICES)
+    costs = [r["cost_per_mtok_usd"] for r in per_gpu]
+    assert costs == sorted(costs) and costs == pytest.approx(sorted(bests), rel=1e-12)
+    from io import StringIO
+
+    from rich.console import Console
+
+    from dse.search.results import render_results
+
+    out = StringIO()
+    render_results(Console(file=out, width=200), summary, top)
+    assert "Best on each GPU of hardware.gpu (3, best first)" in out.getvalue()
 
 
 def test_dlrm_node_plans_follow_each_candidates_server():
