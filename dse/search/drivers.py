@@ -443,11 +443,19 @@ def score_plan_positions(space: SearchSpace, rows: list[tuple[int, int, dict[str
 
 def trial_point(params: dict[str, Any], space: SearchSpace) -> tuple[int, tuple]:
     """A trial's hardware point (GPU count, sorted knob values) from its parameters."""
+    from ..errors import single
     from ..presets import gpu_code
 
     def value(name: str) -> float:
         given = params[f"hw.{name}"]
-        return float(gpu_code(given)) if name == GPU_KNOB else float(given)
+        if name != GPU_KNOB:
+            return float(given)
+        code = gpu_code(str(given))
+        if code not in space.gpu_choices():
+            raise single("hw.gpu", "a stored trial names a GPU that is not a candidate of this space's "
+                         f"hardware.gpu ({', '.join(n for n, *_ in space.gpu_choices().values())})", given,
+                         space.source_path)
+        return float(code)
 
     knobs = tuple(sorted((name, value(name)) for name in space.knobs if f"hw.{name}" in params))
     return int(params["num_gpus"]), knobs

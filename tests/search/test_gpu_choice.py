@@ -410,3 +410,12 @@ def test_a_bad_candidate_override_names_its_field(cluster, field, needle):
     bad = edited(TRAINING, hardware={"gpu": {"values": [{"gpu": "A100-SXM-80GB", "cluster": cluster}, H100]}})
     found = problems(bad)
     assert needle in found[field] and "scenario.cluster.gpu" not in found
+
+
+def test_a_stored_trial_on_a_gpu_the_space_does_not_list_is_a_clear_error():
+    from dse.search.drivers import trial_point
+
+    s = space_from_dict(SERVING)
+    assert trial_point({"num_gpus": 2, "hw.gpu": H200}, s) == (2, (("gpu", float(gpu_code(H200))),))
+    with pytest.raises(InputError, match="not a candidate of this space's hardware.gpu"):
+        trial_point({"num_gpus": 2, "hw.gpu": "A100-SXM-80GB"}, s)
