@@ -99,6 +99,13 @@ def closest_names(name: str, kind: str, n: int = 3) -> list[str]:
     return list(dict.fromkeys(index[k] for k in found))[:n]
 
 
+def did_you_mean(name: str, kind: str) -> str:
+    """' (did you mean a or b?)' for the presets (``kind`` "gpu" or "model") that look like
+    ``name``, or '': the hint of an unknown-preset error."""
+    near = closest_names(name, kind)
+    return f" (did you mean {' or '.join(near)}?)" if near else ""
+
+
 def gpu_preset(name: str) -> dict[str, Any]:
     """The GPU preset entry (raises KeyError for an unknown name)."""
     key = find_gpu(name)

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from .errors import FieldProblem, InputError, single
 from .inputs import problems_from, read_document, reject_constant
-from .presets import find_gpu, find_model, model_preset, model_table, gpu_table
+from .presets import did_you_mean, find_gpu, find_model, gpu_table, model_preset, model_table
 from .specs import IGNORED_CASE_KEYS, ClusterSpec, Scenario
 
 
@@ -96,13 +96,13 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     cluster = data.get("cluster")
     if isinstance(cluster, dict) and isinstance(cluster.get("gpu"), str) and find_gpu(cluster["gpu"]) is None:
         problems.append(FieldProblem("cluster.gpu", repr(cluster["gpu"]),
-                                     f"unknown GPU{_did_you_mean(cluster['gpu'], 'gpu')}; allowed: "
+                                     f"unknown GPU{did_you_mean(cluster['gpu'], 'gpu')}; allowed: "
                                      f"{', '.join(gpu_table())}"))
     prefill = inference.get("prefill") if isinstance(inference, dict) else None
     prefill_gpu = prefill.get("gpu") if isinstance(prefill, dict) else None
     if isinstance(prefill_gpu, str) and find_gpu(prefill_gpu) is None:
         problems.append(FieldProblem("inference.prefill.gpu", repr(prefill_gpu),
-                                     f"unknown GPU{_did_you_mean(prefill_gpu, 'gpu')}; allowed: "
+                                     f"unknown GPU{did_you_mean(prefill_gpu, 'gpu')}; allowed: "
                                      f"{', '.join(gpu_table())}"))
     if problems:
         raise InputError(problems)
@@ -131,14 +131,6 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
 
 def _model_from_preset(name: str, field: str) -> dict[str, Any] | FieldProblem:
     if find_model(name) is None:
-        return FieldProblem(field, repr(name), f"unknown model preset{_did_you_mean(name, 'model')}; allowed: "
+        return FieldProblem(field, repr(name), f"unknown model preset{did_you_mean(name, 'model')}; allowed: "
                                                f"{', '.join(model_table())}")
     return model_preset(name)
-
-
-def _did_you_mean(name: str, kind: str) -> str:
-    """' (did you mean a or b?)' for the presets that look like ``name``, or ''."""
-    from .presets import closest_names
-
-    near = closest_names(name, kind)
-    return f" (did you mean {' or '.join(near)}?)" if near else ""

@@ -1212,14 +1212,13 @@ def _gpu_problems(name: str, base: Scenario, field: str) -> list[FieldProblem]:
     """What is wrong with ``name`` as a GPU the space runs on (unknown, or without the
     scenario's precision), reported at ``field``."""
     from ..hardware import resolve_hardware
-    from ..presets import find_gpu, gpu_table
-    from ..scenario import _did_you_mean
+    from ..presets import did_you_mean, find_gpu, gpu_table
     from ..specs import ClusterSpec
 
     canonical = find_gpu(name)
     if canonical is None:
         return [FieldProblem(field, repr(name),
-                             f"unknown GPU{_did_you_mean(name, 'gpu')}; allowed: {', '.join(gpu_table())}")]
+                             f"unknown GPU{did_you_mean(name, 'gpu')}; allowed: {', '.join(gpu_table())}")]
     try:
         resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1), base.precision)
     except InputError as err:

@@ -419,3 +419,20 @@ def test_a_stored_trial_on_a_gpu_the_space_does_not_list_is_a_clear_error():
     assert trial_point({"num_gpus": 2, "hw.gpu": H200}, s) == (2, (("gpu", float(gpu_code(H200))),))
     with pytest.raises(InputError, match="not a candidate of this space's hardware.gpu"):
         trial_point({"num_gpus": 2, "hw.gpu": "A100-SXM-80GB"}, s)
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, database=None)
+@given(st.sets(st.sampled_from([H100, H200, B200]), min_size=1), st.sampled_from([1, 2, 8]))
+def test_more_gpu_candidates_never_lose(subset, n):
+    """Adding candidates never lowers the best reachable: the best tokens/s per GPU over a subset
+    of GPUs at a count is the largest of each GPU's own best, and never above the full set's."""
+    def best(gpus: set[str]) -> float:
+        data = edited(SERVING, hardware={"gpu": {"values": [{"gpu": g, "price_per_gpu_hour": PRICES[g]}
+                                                            for g in sorted(gpus)]}})
+        s = space_from_dict(data)
+        df = pd.concat([score_point(s, n, {"gpu": float(c)}) for c in s.gpu_choices()], ignore_index=True)
+        return float(df.loc[df["feasible"], "tokens_per_s_per_gpu"].max())
+
+    alone = {g: best({g}) for g in subset}
+    assert best(subset) == max(alone.values())
+    assert best(subset) <= best(set(PRICES))
