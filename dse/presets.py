@@ -63,8 +63,9 @@ def gpu_code(name: str) -> int:
 
 
 def gpu_name(code: float) -> str | None:
-    """The GPU preset of a code (:func:`gpu_code`); None for 0 or a code of no preset."""
-    i = int(round(float(code)))
+    """The GPU preset of a code (:func:`gpu_code`; a search's second listing of one preset adds
+    1000, :data:`dse.search.space.GPU_REPEAT`); None for 0 or a code of no preset."""
+    i = int(round(float(code))) % 1000
     names = list(gpu_table())
     return names[i - 1] if 1 <= i <= len(names) else None
 

@@ -264,12 +264,12 @@ def study_complete(study) -> int:
 
 
 def suggest_knobs(trial, space: SearchSpace) -> dict[str, float]:
-    """Hardware knob values for a trial: categorical for listed values (the GPU by preset name,
-    returned as its code), float ranges otherwise."""
+    """Hardware knob values for a trial: categorical for listed values (the GPU by what results
+    call it, its preset name or given name, returned as its code), float ranges otherwise."""
     knobs = {}
     for name, knob in space.knobs.items():
-        if name == GPU_KNOB:  # by preset name, so a stored study reads the same if the preset table grows
-            choices = {n: code for code, (n, *_) in space.gpu_choices().items()}
+        if name == GPU_KNOB:  # by name, so a stored study reads the same if the preset table grows
+            choices = {c.label: code for code, c in space.gpu_choices().items()}
             knobs[name] = float(choices[trial.suggest_categorical(f"hw.{GPU_KNOB}", list(choices))])
         elif knob.values is not None:
             knobs[name] = float(trial.suggest_categorical(f"hw.{name}", [float(v) for v in knob.values]))
@@ -444,18 +444,17 @@ def score_plan_positions(space: SearchSpace, rows: list[tuple[int, int, dict[str
 def trial_point(params: dict[str, Any], space: SearchSpace) -> tuple[int, tuple]:
     """A trial's hardware point (GPU count, sorted knob values) from its parameters."""
     from ..errors import single
-    from ..presets import gpu_code
+
+    codes = {c.label: code for code, c in space.gpu_choices().items()}
 
     def value(name: str) -> float:
         given = params[f"hw.{name}"]
         if name != GPU_KNOB:
             return float(given)
-        code = gpu_code(str(given))
-        if code not in space.gpu_choices():
+        if given not in codes:
             raise single("hw.gpu", "a stored trial names a GPU that is not a candidate of this space's "
-                         f"hardware.gpu ({', '.join(n for n, *_ in space.gpu_choices().values())})", given,
-                         space.source_path)
-        return float(code)
+                         f"hardware.gpu ({', '.join(codes)})", given, space.source_path)
+        return float(codes[given])
 
     knobs = tuple(sorted((name, value(name)) for name in space.knobs if f"hw.{name}" in params))
     return int(params["num_gpus"]), knobs

@@ -21,7 +21,7 @@ import pandas as pd
 from ..costmodel import evaluate_training
 from ..api import unpriced_as_missing
 from .enumerate import plan_grid
-from .space import GPU_KNOB, METRIC_CONSTRAINTS, SearchSpace, hardware_columns
+from .space import GPU_KNOB, GPU_LABEL, METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
 PLAN_COLUMNS = (
     "num_gpus", "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "zero", "shard_group", "sp", "recompute", "offload_layers",
@@ -295,6 +295,10 @@ def _frame(space: SearchSpace, cols: dict[str, Any], knobs: dict[str, Any], tria
         data["etp"] = np.where(data["etp"] > 0, data["etp"], data["tp"])
     for name, value in knobs.items():
         data[f"hw.{name}"] = np.broadcast_to(np.asarray(value, dtype=np.float64), (n,))
+    if GPU_KNOB in knobs:  # what results call the GPU candidate (its preset, or the name given)
+        labels, code = space.gpu_labels(), knobs[GPU_KNOB]
+        data[GPU_LABEL] = (np.full(n, labels.get(float(code), ""), dtype=object) if np.ndim(code) == 0 else
+                           pd.Series(np.asarray(code, dtype=np.float64)).map(labels).fillna("").to_numpy(dtype=object))
     for name in w.inputs:
         data[name] = np.broadcast_to(np.asarray(cols[name], dtype=np.float64), (n,))
     data.update(metrics)

@@ -29,6 +29,7 @@ import pandas as pd
 
 from .pareto import feasible_rows, pareto_front
 from .results import GIB, PLAN_COLUMNS, _atomic, manifest_objectives, read_manifest, read_results, top_configs
+from .space import GPU_LABEL
 
 #: Okabe & Ito (2008), colour-blind safe.
 OKABE_ITO = {
@@ -274,9 +275,11 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
     ax = fig.add_subplot()
     serving = "itl_ms" in df.columns  # its tokens are output tokens
     kinds = "phase" in df.columns and bool((df["phase"] == 3).any())  # disaggregated deployments too
-    by_gpu = not kinds and "hw.gpu" in df.columns and df["hw.gpu"].nunique() > 1  # a front per GPU too
+    gpu_col = GPU_LABEL if GPU_LABEL in df.columns else "hw.gpu"  # the GPU candidate, by name or code
+    by_gpu = not kinds and gpu_col in df.columns and df[gpu_col].nunique() > 1  # a front per GPU too
     df = df[list(dict.fromkeys([xm, ym, *(["feasible"] if "feasible" in df.columns else []),
-                                *(["phase"] if kinds else []), *(["hw.gpu"] if by_gpu else [])]))]  # small copies
+                                *(["phase"] if kinds else []),
+                                *([gpu_col, "hw.gpu"] if by_gpu and "hw.gpu" in df.columns else [])]))]  # small copies
     ok = feasible_rows(df)
     bad = df[~df["feasible"].fillna(False).astype(bool).to_numpy()] if "feasible" in df.columns else df.iloc[:0]
     xf, yf = _factor(xm), _factor(ym)
@@ -320,9 +323,11 @@ def plot_pair(df: pd.DataFrame, y: tuple[str, str], x: tuple[str, str], title: s
         if by_gpu:  # each GPU candidate's own front, under the overall one
             from ..presets import gpu_name
 
-            sets += [(f"gpu{i}", ok[ok["hw.gpu"] == code], GPU_COLORS[i % len(GPU_COLORS)],
-                      f"front on {gpu_name(code) or code}")
-                     for i, code in enumerate(np.unique(ok["hw.gpu"].to_numpy(dtype=float)))]
+            # in the order of their codes: the preset table's (by generation), then listings
+            names = ok.groupby(gpu_col)["hw.gpu"].min().sort_values().index if "hw.gpu" in ok else pd.unique(ok[gpu_col])
+            sets += [(f"gpu{i}", ok[ok[gpu_col] == name], GPU_COLORS[i % len(GPU_COLORS)],
+                      f"front on {name if gpu_col == GPU_LABEL else gpu_name(name) or name}")
+                     for i, name in enumerate(names)]
         for role, rows, color, label in sets:
             if not len(rows):
                 continue
@@ -418,7 +423,8 @@ def _plan_text(row: pd.Series) -> str:
         if c == "hw.gpu" and pd.notna(row[c]):  # the GPU candidate, by name
             from ..presets import gpu_name
 
-            hw.append(str(gpu_name(row[c]) or row[c]))
+            label = row.get(GPU_LABEL)
+            hw.append(str(label) if isinstance(label, str) and label else str(gpu_name(row[c]) or row[c]))
         elif str(c).startswith("hw.") and pd.notna(row[c]):
             name, unit, f = METRICS.get(c, (c.removeprefix("hw."), "", 1.0))
             hw.append(f"{name} {float(row[c]) * f:.4g}{' ' + unit if unit else ''}")
@@ -558,7 +564,7 @@ def _memory_extent(used: float, hbm: float, text: str) -> tuple[float, float]:
 # --------------------------------------------------------------------------------- everything
 def _needed_columns(objectives: Sequence[tuple[str, str]]) -> list[str]:
     cols = ["trial", "feasible", "tokens_per_s", "iteration_time_s", "hbm_bytes", "batch_auto", "itl_ms",
-            "prefill_instances", "decode_instances", "idle_gpus", *PLAN_COLUMNS, "hw.*"]
+            "prefill_instances", "decode_instances", "idle_gpus", *PLAN_COLUMNS, "hw.*", GPU_LABEL]
     cols += [c for _, c, _, _ in TIME_PARTS] + [c for _, c, _ in MEMORY_PARTS]
     cols += [m for m, _ in objectives]
     return cols

@@ -25,6 +25,7 @@ import pandas as pd
 from ..costmodel.dlrm import SHARDING_NAMES
 from ..errors import FieldProblem, InputError
 from .pareto import normalize_objectives, pareto_front, sort_by_objectives
+from .space import GPU_LABEL
 
 CONFIGS = "configs.parquet"
 CONFIGS_CSV = "configs.csv"
@@ -383,6 +384,7 @@ def _plain(name: str, value: Any) -> Any:
 def record_columns(df: pd.DataFrame, objectives: Sequence[tuple[str, str]] = ()) -> list[str]:
     """The columns of a configuration record: trial, plan, hardware knobs, headline metrics, objectives."""
     cols = [c for c in ("trial", *PLAN_COLUMNS) if c in df.columns] + hw_columns(df)
+    cols += [GPU_LABEL] if GPU_LABEL in df.columns else []  # the GPU candidate by name
     cols += [m for m in RECORD_METRICS if m in df.columns]
     cols += [m for m, _ in objectives if m in df.columns and m not in cols]
     if "feasible" in df.columns:
@@ -442,7 +444,7 @@ def summarize(out_dir: str | Path, k: int = 10) -> tuple[dict[str, Any], pd.Data
     """
     manifest = read_manifest(out_dir) if Path(out_dir).is_dir() else None
     objectives = manifest_objectives(manifest)
-    wanted = ["trial", *PLAN_COLUMNS, "hw.*", *RECORD_METRICS, "feasible", "infeasible_mask", "input_len",
+    wanted = ["trial", *PLAN_COLUMNS, "hw.*", GPU_LABEL, *RECORD_METRICS, "feasible", "infeasible_mask", "input_len",
               *(m for m, _ in objectives)]
     df, manifest = read_results(out_dir, columns=wanted)
     _check_objectives(df, objectives)
@@ -471,9 +473,10 @@ def summarize(out_dir: str | Path, k: int = 10) -> tuple[dict[str, Any], pd.Data
 def best_per_gpu(df: pd.DataFrame, objectives: Sequence[Any]) -> pd.DataFrame:
     """The best feasible configuration on each GPU candidate of a ``hardware.gpu`` search (by the
     objectives, as :func:`top_configs` ranks), best first; empty without several GPUs."""
-    if "hw.gpu" not in df.columns or df["hw.gpu"].nunique() < 2:
+    by = GPU_LABEL if GPU_LABEL in df.columns else "hw.gpu"
+    if by not in df.columns or df[by].nunique() < 2:
         return df.iloc[:0]
-    bests = [top_configs(rows, objectives, 1) for _, rows in df.groupby("hw.gpu", sort=False)]
+    bests = [top_configs(rows, objectives, 1) for _, rows in df.groupby(by, sort=False)]
     bests = [b for b in bests if len(b)]
     if not bests:
         return df.iloc[:0]
@@ -519,7 +522,7 @@ def _config_table(top: pd.DataFrame, objectives: Sequence[tuple[str, str]], titl
     """A rich Table of configurations: plan, hardware knobs, headline metrics and objectives."""
     from rich.table import Table
 
-    hw = hw_columns(top)
+    hw = [GPU_LABEL if c == "hw.gpu" and GPU_LABEL in top.columns else c for c in hw_columns(top)]  # GPU by name
     cols: list[tuple[str, str, Any]] = [("#", "", None)]
     short = {"num_gpus": "GPUs", "recompute": "recomp", "offload_layers": "offload", "microbatch": "mb",
              "global_batch": "gbs", "emb_sharding": "sharding", "emb_planner": "planner", "shard_group": "shard",

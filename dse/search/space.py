@@ -85,6 +85,11 @@ KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
 #: The knob that picks the GPU preset (``hardware.gpu``: names, not numbers); a row of results
 #: holds its :func:`dse.presets.gpu_code` in ``hw.gpu``.
 GPU_KNOB = "gpu"
+#: Added to a GPU candidate's code for each earlier candidate of the same preset (two clouds'
+#: instances of one GPU): ``code % GPU_REPEAT`` is the preset's :func:`dse.presets.gpu_code`.
+GPU_REPEAT = 1000
+#: The results column that names each row's GPU candidate (:attr:`GPUCandidate.label`).
+GPU_LABEL = "gpu"
 #: Fields of ``scenario.cluster`` that describe the cluster rather than its GPU: with
 #: ``hardware.gpu`` they apply to every candidate; the other fields describe one GPU and conflict.
 CLUSTER_WIDE_FIELDS = ("gpu", "num_gpus", "scaleout_gbitps", "scaleout_latency_us", "rail_optimized",
@@ -432,11 +437,14 @@ class KnobSpec(Spec):
 
 
 class GPUCandidateSpec(PricedGPUSpec):
-    """A GPU candidate of ``hardware.gpu``: a preset, its price, and ``cluster``, the figures of
-    its servers that differ from the preset's (any ``scenario.cluster`` key but gpu and
-    num_gpus, e.g. ``{scaleout_gbitps: 800, gpus_per_node: 4}``; units as there)."""
+    """A GPU candidate of ``hardware.gpu``: a preset, its price, ``cluster``, the figures of its
+    servers that differ from the preset's (any ``scenario.cluster`` key but gpu and num_gpus,
+    e.g. ``{scaleout_gbitps: 800, gpus_per_node: 4}``; units as there), and ``name``, what
+    results call it (default the preset's name; needed to list one preset twice, e.g. two
+    clouds' instances of it)."""
 
     cluster: dict[str, Any] | None = None
+    name: Annotated[str, Field(strict=True, pattern=NAME_PATTERN)] | None = None
 
 
 class GPUChoiceSpace(Spec):
@@ -456,6 +464,24 @@ class GPUChoiceSpace(Spec):
     def overrides(self) -> list[dict[str, Any]]:
         """Each candidate's own cluster overrides (empty for a name alone)."""
         return [{} if isinstance(g, str) else dict(g.cluster or {}) for g in self.values]
+
+    def labels(self) -> list[str | None]:
+        """Each candidate's ``name`` (None where not given: results use the preset's)."""
+        return [None if isinstance(g, str) else g.name for g in self.values]
+
+
+@dataclass(frozen=True)
+class GPUCandidate:
+    """One GPU candidate of a space: its ``code`` (the value of the ``gpu`` knob in results,
+    ``hw.gpu``: :func:`dse.presets.gpu_code` of its preset, plus 1000 for each earlier candidate
+    of the same preset), its ``preset``, ``price`` (USD per GPU-hour; None for the preset's), its
+    own ``cluster`` overrides and its ``label`` (results' ``gpu`` column)."""
+
+    code: int
+    preset: str
+    price: float | None
+    cluster: dict[str, Any]
+    label: str
 
 
 class HardwareSpace(Spec):
@@ -715,24 +741,31 @@ class SearchSpace:
     @property
     def knobs(self) -> dict[str, KnobSpec]:
         """The hardware knobs given, name -> :class:`KnobSpec` (values in the knob's unit); the
-        GPU choice first, as ``gpu`` with the candidates' :func:`dse.presets.gpu_code` values."""
+        GPU choice first, as ``gpu`` with the candidates' codes (:class:`GPUCandidate`)."""
         hw = self.spec.hardware
         knobs = {name: getattr(hw, name) for name in KNOBS if getattr(hw, name) is not None}
         if hw.gpu is None:
             return knobs
         return {GPU_KNOB: KnobSpec(values=[float(code) for code in self.gpu_choices()]), **knobs}
 
-    def gpu_choices(self) -> dict[int, tuple[str, float | None, dict[str, Any]]]:
-        """The GPU candidates of ``hardware.gpu``, :func:`dse.presets.gpu_code` -> (preset name,
-        price in USD per GPU-hour or None for the preset's, the candidate's own cluster
-        overrides); empty without the knob."""
+    def gpu_choices(self) -> dict[int, GPUCandidate]:
+        """The GPU candidates of ``hardware.gpu`` by code (:class:`GPUCandidate`), in the order
+        listed; empty without the knob."""
         from ..presets import find_gpu, gpu_code
 
         choice = self.spec.hardware.gpu
         if choice is None:
             return {}
-        return {gpu_code(name): (find_gpu(name), price, own)
-                for (name, price), own in zip(choice.gpus(), choice.overrides())}
+        out: dict[int, GPUCandidate] = {}
+        for (name, price), own, label in zip(choice.gpus(), choice.overrides(), choice.labels()):
+            preset = find_gpu(name) or name
+            code = gpu_code(preset) + GPU_REPEAT * sum(c.preset == preset for c in out.values())
+            out[code] = GPUCandidate(code, preset, price, own, label or preset)
+        return out
+
+    def gpu_labels(self) -> dict[float, str]:
+        """What results call each GPU candidate, by code (empty without the knob)."""
+        return {float(code): c.label for code, c in self.gpu_choices().items()}
 
     def on_gpu(self, code: float) -> "SearchSpace":
         """The space with its fixed parts on the GPU candidate of ``code`` (a value of the
@@ -747,11 +780,11 @@ class SearchSpace:
             if code == 0 or not choices:
                 return self
             raise single("hardware.gpu", "not a GPU candidate of this space", code, self.source_path)
-        name, price, own = choices[code]
+        c = choices[code]
         cluster = self.base.cluster
         kept = {k: getattr(cluster, k) for k in CLUSTER_WIDE_FIELDS if k in cluster.model_fields_set}
-        gpu_cluster = ClusterSpec(**{**kept, **own, "gpu": name, "num_gpus": cluster.num_gpus,
-                                     **({} if price is None else {"price_per_gpu_hour": price})})
+        gpu_cluster = ClusterSpec(**{**kept, **c.cluster, "gpu": c.preset, "num_gpus": cluster.num_gpus,
+                                     **({} if c.price is None else {"price_per_gpu_hour": c.price})})
         return SearchSpace(spec=self.spec, base=self.base.model_copy(update={"cluster": gpu_cluster}),
                            source_path=self.source_path, source_text=self.source_text)
 
@@ -1254,8 +1287,8 @@ def _candidate_cluster_problems(gpu: str, own: dict[str, Any], base: Scenario, f
 
 
 def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
-    """``hardware.gpu``: known presets that run the scenario's precision, each once; the
-    scenario's cluster block holds only cluster-wide settings and its GPU is a candidate; the
+    """``hardware.gpu``: known presets that run the scenario's precision, each called once (a
+    preset listed twice needs a ``name`` for each listing); the scenario's cluster block holds only cluster-wide settings and its GPU is a candidate; the
     price of each candidate is its own (no price knob, no base price of a price model, no other
     prefill GPU); a cost objective needs every candidate priced."""
     from ..hardware import resolve_hardware
@@ -1269,7 +1302,7 @@ def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
               if m in [o.metric for o in spec.objectives]]
     if spec.constraints.max_cluster_usd_per_hour is not None:
         priced.append("the budget constraints.max_cluster_usd_per_hour")
-    for i, ((name, price), own) in enumerate(zip(choice.gpus(), choice.overrides())):
+    for i, ((name, price), own, label) in enumerate(zip(choice.gpus(), choice.overrides(), choice.labels())):
         field = f"hardware.gpu.values.{i}"
         found = _gpu_problems(name, base, field)
         problems += found
@@ -1280,11 +1313,13 @@ def _gpu_choice_checks(spec: SpaceSpec, base: Scenario) -> list[FieldProblem]:
         problems += found
         if found:
             continue
-        if canonical in seen:
-            problems.append(FieldProblem(field, repr(name), f"{canonical} is already candidate {seen[canonical]}: "
-                                         "list each GPU once"))
+        called = label or canonical  # what results call it: unique
+        if called in seen:
+            problems.append(FieldProblem(
+                field, repr(name), f"candidate {seen[called]} is already called {called}: list each GPU once, or "
+                f"name each listing of one GPU ({{gpu: {canonical}, name: cloud-b-{canonical.lower()}, ...}})"))
             continue
-        seen[canonical] = i
+        seen[called] = i
         if priced and price is None and resolve_hardware(ClusterSpec(gpu=canonical, num_gpus=1, **own),
                                                          base.precision).price_per_gpu_hour <= 0:
             problems.append(FieldProblem(field, repr(name), f"the {canonical} preset has no price, so "
@@ -1418,7 +1453,7 @@ def _dedupe(problems: list[FieldProblem]) -> list[FieldProblem]:
 
 __all__ = [
     "KNOBS", "OBJECTIVE_METRICS", "SERVING_METRICS", "DLRM_METRICS", "METRICS_BY_KIND", "METRIC_CONSTRAINTS",
-    "SEARCHABLE_KINDS", "GPU_KNOB", "CLUSTER_WIDE_FIELDS", "GPUChoiceSpace", "GPUCandidateSpec", "PricedGPUSpec", "ServingParallelSpace", "DLRMParallelSpace", "ServingSpaceSpec", "DLRMSpaceSpec", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
+    "SEARCHABLE_KINDS", "GPU_KNOB", "GPU_LABEL", "GPU_REPEAT", "GPUCandidate", "CLUSTER_WIDE_FIELDS", "GPUChoiceSpace", "GPUCandidateSpec", "PricedGPUSpec", "ServingParallelSpace", "DLRMParallelSpace", "ServingSpaceSpec", "DLRMSpaceSpec", "SearchSpace", "SpaceSpec", "KnobSpec", "GpuRange",
     "ParallelSpace", "GlobalBatchSpace", "HardwareSpace", "ObjectiveSpec", "ConstraintsSpec",
     "SearchSettings", "hardware_columns", "load_space", "space_from_dict",
 ]

@@ -226,7 +226,11 @@ def test_a_candidate_without_the_precision_is_refused():
 
 def test_a_gpu_listed_twice_is_refused():
     bad = edited(TRAINING, hardware={"gpu": {"values": [H100, "h100-sxm-80gb"]}})
-    assert "already candidate 0" in problems(bad)["hardware.gpu.values.1"]
+    assert "candidate 0 is already called H100-SXM-80GB" in problems(bad)["hardware.gpu.values.1"]
+    # named apart, one preset may be listed twice (two clouds' instances of it), but not under one name
+    twice = edited(TRAINING, hardware={"gpu": {"values": [{"gpu": H100, "name": "cloud-a"},
+                                                          {"gpu": H100, "name": "cloud-a"}]}})
+    assert "already called cloud-a" in problems(twice)["hardware.gpu.values.1"]
 
 
 def test_an_unpriced_candidate_under_a_cost_objective_is_refused():
@@ -436,3 +440,50 @@ def test_more_gpu_candidates_never_lose(subset, n):
     alone = {g: best({g}) for g in subset}
     assert best(subset) == max(alone.values())
     assert best(subset) <= best(set(PRICES))
+
+
+# ------------------------------------------------------------------------------ one GPU, two instances
+#: MAD-Max's cloud_prices.csv: A100-40GB on Cloud_A (6.25 GB/s per GPU to the network, 4.0975 USD
+#: per GPU-hour) and on Cloud_B (25 GB/s, 3.40 USD).
+CLOUDS = edited(TRAINING, hardware={"gpu": {"values": [
+    {"gpu": "A100-SXM-40GB", "name": "cloud-a-a100", "price_per_gpu_hour": 4.0975, "cluster": {"scaleout_gbitps": 50.0}},
+    {"gpu": "A100-SXM-40GB", "name": "cloud-b-a100", "price_per_gpu_hour": 3.40, "cluster": {"scaleout_gbitps": 200.0}},
+]}}, objectives=[{"metric": "cost_per_mtok_usd", "direction": "minimize"},
+                 {"metric": "tokens_per_s", "direction": "maximize"}])
+
+
+def test_one_gpu_listed_twice_under_two_names_is_two_candidates(tmp_path):
+    from dse.search.results import summarize
+
+    s = space_from_dict(CLOUDS)
+    a100 = gpu_code("A100-SXM-40GB")
+    assert list(s.gpu_choices()) == [a100, a100 + 1000] and gpu_name(a100 + 1000) == "A100-SXM-40GB"
+    assert s.gpu_labels() == {float(a100): "cloud-a-a100", float(a100 + 1000): "cloud-b-a100"}
+    for code, (nic, price) in ((a100, (50.0, 4.0975)), (a100 + 1000, (200.0, 3.40))):
+        got = score_point(s, 16, {"gpu": float(code)})
+        alone = copy.deepcopy(TRAINING)
+        alone["hardware"] = None
+        alone["scenario"]["cluster"] = {"gpu": "A100-SXM-40GB", "scaleout_gbitps": nic, "price_per_gpu_hour": price}
+        ref = score_point(space_from_dict(alone), 16, {})
+        np.testing.assert_allclose(got["tokens_per_s"], ref["tokens_per_s"], rtol=1e-12)
+        np.testing.assert_allclose(got["cost_per_mtok_usd"], ref["cost_per_mtok_usd"], rtol=1e-12)
+        assert set(got["gpu"]) == {s.gpu_labels()[float(code)]}
+    run_search(s, out_dir=tmp_path, mode="exhaustive", workers=1)
+    summary, _ = summarize(tmp_path)
+    assert {r["gpu"] for r in summary["best_per_gpu"]} == {"cloud-a-a100", "cloud-b-a100"}
+    assert summary["best_per_gpu"][0]["gpu"] == "cloud-b-a100"  # the faster network at the lower price
+
+
+def test_optuna_proposes_a_named_candidate_by_its_name(tmp_path):
+    import optuna
+
+    from dse.search.drivers import trial_point
+
+    s = space_from_dict(edited(CLOUDS, search={"n_trials": 6, "batch_size": 3}))
+    run_search(s, out_dir=tmp_path, mode="optuna", workers=1)
+    study = optuna.load_study(study_name=s.name, storage=optuna.storages.JournalStorage(
+        optuna.storages.journal.JournalFileBackend(str(tmp_path / "study.journal"))))
+    names = {t.params["hw.gpu"] for t in study.get_trials(deepcopy=False)}
+    assert names <= {"cloud-a-a100", "cloud-b-a100"}
+    codes = {dict(trial_point(t.params, s)[1])["gpu"] for t in study.get_trials(deepcopy=False)}
+    assert codes <= {float(c) for c in s.gpu_choices()}
