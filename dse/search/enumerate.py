@@ -371,6 +371,17 @@ def dlrm_grid(space: SearchSpace, num_gpus: int) -> dict[str, np.ndarray]:
     return _finish(rows, n_gpus, DLRM_COLUMNS)
 
 
+#: Kinds of run whose valid plans depend on the GPU (a DLRM's node plans need whole servers):
+#: their grids are built per GPU candidate of ``hardware.gpu``; the others share one.
+GPU_DEPENDENT_GRIDS = ("dlrm_train", "dlrm_inference")
+
+
+def grid_variants(space: SearchSpace) -> list[SearchSpace]:
+    """The spaces whose plan grids may differ: one per GPU candidate for the kinds of
+    :data:`GPU_DEPENDENT_GRIDS`, else the space alone."""
+    return space.gpu_variants() if space.kind in GPU_DEPENDENT_GRIDS else [space]
+
+
 #: Kind of run -> its grid builder (space, num_gpus) -> plan columns.
 GRID_BUILDERS = {
     "llm_train": software_grid,
@@ -442,7 +453,7 @@ def check_not_empty(space: SearchSpace) -> None:
     """Raise :class:`dse.errors.InputError` (field ``gpus``) when the space holds no valid
     configuration at any of its GPU counts, saying why for each count."""
     counts = space.gpu_counts()
-    if any(len(plan_grid(v, n)["num_gpus"]) for v in space.gpu_variants() for n in counts):
+    if any(len(plan_grid(v, n)["num_gpus"]) for v in grid_variants(space) for n in counts):
         return
     reasons = [f"on {n} GPUs, {no_plan_reason(space, n)}" for n in counts[:4]]
     if len(counts) > 4:
@@ -490,8 +501,10 @@ def space_size(space: SearchSpace) -> dict[str, Any]:
     of all hardware points, software_total * hardware_points when every point has the same plans;
     when hardware_points is None, the configurations per hardware point, i.e. software_total).
     """
-    # per GPU candidate (the gpu knob): a DLRM's node plans need whole servers of that GPU
-    per_gpu = [{n: int(len(plan_grid(v, n)["num_gpus"])) for n in space.gpu_counts()} for v in space.gpu_variants()]
+    # per GPU candidate (the gpu knob) only where the plans differ: a DLRM's node plans
+    variants = grid_variants(space)
+    per_gpu = [{n: int(len(plan_grid(v, n)["num_gpus"])) for n in space.gpu_counts()} for v in variants]
+    candidates = max(len(space.gpu_choices()), 1)
     software = {n: max(sw[n] for sw in per_gpu) for n in per_gpu[0]}
     total_sw = int(sum(software.values()))
     knobs = {k: v for k, v in space.knobs.items() if k != GPU_KNOB}
@@ -505,6 +518,7 @@ def space_size(space: SearchSpace) -> dict[str, Any]:
     return {
         "software": software,
         "software_total": total_sw,
-        "hardware_points": None if points is None else points * len(per_gpu),
-        "total": sum(sum(sw.values()) for sw in per_gpu) * each if points is not None else total_sw,
+        "hardware_points": None if points is None else points * candidates,
+        "total": (sum(sum(sw.values()) for sw in per_gpu) * (candidates // len(variants)) * each
+                  if points is not None else total_sw),
     }

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..costmodel import evaluate_training
 from ..api import unpriced_as_missing
-from .enumerate import plan_grid
+from .enumerate import GPU_DEPENDENT_GRIDS, plan_grid
 from .space import GPU_KNOB, GPU_LABEL, METRIC_CONSTRAINTS, SearchSpace, hardware_columns
 
 PLAN_COLUMNS = (
@@ -252,7 +252,8 @@ def _grid(space: SearchSpace, num_gpus: int, gpu: float = 0) -> dict[str, np.nda
     """The plan grid of a GPU count (on the GPU candidate of code ``gpu``, whose server size
     decides which DLRM plans fit whole nodes; 0 = the scenario's GPU), cached per process
     (workers keep theirs across tasks)."""
-    key = (space_key(space), num_gpus, int(gpu))
+    gpu = int(gpu) if space.kind in GPU_DEPENDENT_GRIDS else 0  # the other kinds share one grid
+    key = (space_key(space), num_gpus, gpu)
     if key not in _GRIDS:
         if len(_GRIDS) > 64:
             _GRIDS.clear()

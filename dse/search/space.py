@@ -256,6 +256,11 @@ BatchChoice = Annotated[
 ]
 
 
+def _priced(entries: list[Any]) -> list[tuple[str, float | None]]:
+    """GPU entries (a preset name, or a :class:`PricedGPUSpec`) as (name as given, price or None)."""
+    return [(g, None) if isinstance(g, str) else (g.gpu, g.price_per_gpu_hour) for g in entries]
+
+
 class PricedGPUSpec(Spec):
     """A GPU preset a space may run on (``hardware.gpu``, or a deployment's prefill instances,
     ``parallel.disaggregated.gpu``), with its price."""
@@ -297,7 +302,7 @@ class PrefillPlansSpace(Spec):
 
     def gpus(self) -> list[tuple[str, float | None]]:
         """The prefill GPU candidates as (name as given, price or None)."""
-        return [(g, None) if isinstance(g, str) else (g.gpu, g.price_per_gpu_hour) for g in (self.gpu or [])]
+        return _priced(self.gpu or [])
 
 
 class ServingParallelSpace(Spec):
@@ -459,7 +464,7 @@ class GPUChoiceSpace(Spec):
 
     def gpus(self) -> list[tuple[str, float | None]]:
         """The candidates as (name as given, price or None)."""
-        return [(g, None) if isinstance(g, str) else (g.gpu, g.price_per_gpu_hour) for g in self.values]
+        return _priced(self.values)
 
     def overrides(self) -> list[dict[str, Any]]:
         """Each candidate's own cluster overrides (empty for a name alone)."""
