@@ -164,8 +164,8 @@ def evaluate(
 
         rec["layer"] = layer_compute(spec)
     overrides = {}
-    for key in ("peak_tflops", "hbm_gb", "hbm_tbps", "l2_mb", "nvlink_gbps", "scaleout_gbitps", "host_link_gbps",
-                "exp_tera_per_s", "power_w", "price_per_gpu_hour"):
+    for key in ("peak_tflops", "hbm_gb", "hbm_tbps", "l2_mb", "nvlink_gbps", "nvlink_topology", "scaleout_gbitps",
+                "host_link_gbps", "exp_tera_per_s", "power_w", "price_per_gpu_hour"):
         value = getattr(spec.cluster, key, None)
         if value is not None:
             overrides[key] = value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value

@@ -30,6 +30,7 @@ class Hardware:
     l2_bytes: float  # on-chip L2 cache, bytes (0: not modelled)
     nvlink_bw: float  # one direction per GPU, bytes/s
     nvlink_domain: int
+    nvlink_mesh: float  # 1: the domain's GPUs are linked point to point (full mesh); 0: by switches
     gpus_per_node: int
     scaleout_bw: float  # one direction per GPU, bytes/s
     host_link_bw: float  # GPU <-> host memory, one direction per GPU, bytes/s
@@ -156,6 +157,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         l2_bytes=float(pick(cluster.l2_mb, preset["l2_mb"]) or 0.0) * MIB,
         nvlink_bw=float(pick(cluster.nvlink_gbps, preset["nvlink_gbps"])) * 1e9 / 2.0,
         nvlink_domain=int(domain),
+        nvlink_mesh=float(pick(cluster.nvlink_topology, preset.get("nvlink_topology", "switch")) == "mesh"),
         gpus_per_node=int(gpus_per_node),
         scaleout_bw=float(pick(cluster.scaleout_gbitps, preset["scaleout_gbitps"])) * 1e9 / 8.0,
         host_link_bw=float(pick(cluster.host_link_gbps, preset["host_link_gbps"])) * 1e9 / 2.0,

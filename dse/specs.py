@@ -353,6 +353,10 @@ class ClusterSpec(Spec):
     num_gpus: PositiveInt
     gpus_per_node: PositiveInt | None = None
     nvlink_domain: PositiveInt | None = None
+    #: how a domain's GPUs are linked: "switch" (NVSwitch: any group gets each GPU's whole
+    #: bandwidth) or "mesh" (AMD Infinity Fabric: one direct link to each other GPU, so a group of
+    #: k of the domain's D GPUs gets (k - 1)/(D - 1) of it); None = the preset's
+    nvlink_topology: Literal["switch", "mesh"] | None = None
     peak_tflops: PeakTFLOPS | None = None
     hbm_gb: PositiveFloat | None = None
     hbm_tbps: PositiveFloat | None = None

@@ -284,3 +284,11 @@ def test_the_llm_columns_leave_the_l2_out():
 
     assert "l2_bytes" in resolve_hardware(cluster(), "bf16").columns()
     assert "l2_bytes" not in COLUMNS  # only the DLRM model has an L2 term
+
+
+# ---------------------------------------------------------------------------- NVLink topology
+def test_nvlink_topology_is_a_switch_unless_the_preset_or_the_scenario_says_mesh():
+    assert resolve_hardware(cluster(), "bf16").nvlink_mesh == 0.0
+    assert resolve_hardware(cluster(nvlink_topology="mesh"), "bf16").nvlink_mesh == 1.0
+    with pytest.raises(ValueError, match="nvlink_topology"):
+        cluster(nvlink_topology="torus")

@@ -13,6 +13,12 @@ different domain, so the group runs on the scale-out network. Otherwise it pays 
 hierarchical cost: reduce-scatter inside the domain, the cross-domain collective on 1/k of the
 buffer (each GPU drives its own NIC, rail-optimised), all-gather inside the domain.
 
+Topology inside a domain: behind a switch (NVSwitch) every GPU drives its whole bandwidth into any
+group. In a full mesh (AMD Infinity Fabric: each of the D GPUs of a domain has one direct link to
+each of the other D - 1) a GPU reaches the other k - 1 members of its group over k - 1 of its
+links only, (k - 1)/(D - 1) of its bandwidth (:func:`domain_bw`): a pair of GPUs shares one link,
+eight of eight use all seven.
+
 All functions are elementwise over numpy arrays.
 """
 
@@ -45,6 +51,17 @@ def alltoall_time(size, n, bw, alpha):
     return (n - 1.0) / n * size / bw + np.where(n > 1, alpha, 0.0)
 
 
+def domain_bw(net, k):
+    """One-direction bytes/s a GPU drives to the other ``k`` - 1 members of its group inside its
+    domain: all of ``net.nvl_bw`` behind a switch; (k - 1)/(D - 1) of it in a full mesh of D GPUs
+    (``net.mesh`` > 0), whose GPUs have one direct link to each other GPU."""
+    if not np.any(np.asarray(net.mesh) > 0):
+        return net.nvl_bw
+    # a group of one moves nothing: any bandwidth (one link's) keeps its zero time finite
+    share = np.clip(np.maximum(k - 1.0, 1.0) / np.maximum(net.domain - 1.0, 1.0), 0.0, 1.0)
+    return net.nvl_bw * np.where(net.mesh > 0, share, 1.0)
+
+
 def members_per_domain(n, stride, domain):
     """Members of a group (size n, ranks ``stride`` apart) that share one NVLink domain."""
     k = np.floor(np.maximum(domain, 1.0) / np.maximum(stride, 1.0))
@@ -60,10 +77,11 @@ def allreduce_time(size, n, stride, net):
     """
     k = members_per_domain(n, stride, net.domain)
     outer = n / k
-    inner = ring_allgather_time(size, k, net.nvl_bw, net.nvl_alpha)  # reduce-scatter
+    bw = domain_bw(net, k)
+    inner = ring_allgather_time(size, k, bw, net.nvl_alpha)  # reduce-scatter
     cross = ring_allreduce_time(size / k, outer, net.so_bw, net.so_alpha)
     # inside one domain: a plain ring (with the tree's latency), not reduce-scatter + all-gather
-    hierarchical = np.where(k >= n, ring_allreduce_time(size, n, net.nvl_bw, net.nvl_alpha), 2.0 * inner + cross)
+    hierarchical = np.where(k >= n, ring_allreduce_time(size, n, bw, net.nvl_alpha), 2.0 * inner + cross)
     if not np.all(net.rails > 0):
         flat = ring_allreduce_time(size, n, net.so_bw, net.so_alpha)
         hierarchical = np.where((net.rails > 0) | (k >= n), hierarchical, flat)
@@ -78,7 +96,7 @@ def allgather_time(size, n, stride, net):
     """
     k = members_per_domain(n, stride, net.domain)
     spans = k < n
-    inner = (k - 1.0) / k * size / net.nvl_bw
+    inner = (k - 1.0) / k * size / domain_bw(net, k)
     outer = n / k
     cross = (outer - 1.0) / outer * (size / k) / net.so_bw  # zero when the group fits a domain
     latency = np.where(size > 0, (n - 1.0) * np.where(spans, net.so_alpha, net.nvl_alpha), 0.0)  # no bytes: no call
@@ -92,7 +110,7 @@ def all_to_all_time(size, n, stride, net):
     """All-to-all of ``size`` bytes per rank: the NVLink and scale-out shares run in parallel."""
     n = np.asarray(n, dtype=np.float64)
     k = members_per_domain(n, stride, net.domain)
-    intra = (k - 1.0) / np.maximum(n, 1.0) * size / net.nvl_bw
+    intra = (k - 1.0) / np.maximum(n, 1.0) * size / domain_bw(net, k)
     inter = (n - k) / np.maximum(n, 1.0) * size / net.so_bw
     alpha = np.where(k < n, net.so_alpha, net.nvl_alpha)
     return np.where((n > 1) & (size > 0), np.maximum(intra, inter) + alpha, 0.0)
@@ -126,14 +144,15 @@ def dedup_dispatch_time(token_bytes, top_k, n, stride, net, groups=0.0, top_grou
     cap = np.where(limited, top_groups * np.maximum(D / g, 1.0), D)
     domains = np.minimum(D * (1.0 - np.power(1.0 - 1.0 / D, top_k)), cap)
     inter = token_bytes * domains * (D - 1.0) / D / net.so_bw
-    intra = token_bytes * ranks * (k_dom - 1.0) / k_dom / net.nvl_bw
+    intra = token_bytes * ranks * (k_dom - 1.0) / k_dom / domain_bw(net, k_dom)
     alpha = np.where(k_dom < n, net.so_alpha, net.nvl_alpha)
     return np.where((n > 1) & (token_bytes > 0), np.maximum(intra, inter) + alpha, 0.0)
 
 
 def p2p_time(size, same_domain, net):
-    """Point-to-point send of ``size`` bytes; over NVLink when ``same_domain``, else scale-out."""
-    bw = np.where(same_domain, net.nvl_bw, net.so_bw)
+    """Point-to-point send of ``size`` bytes; over NVLink when ``same_domain`` (one link of a
+    mesh), else scale-out."""
+    bw = np.where(same_domain, domain_bw(net, 2.0), net.so_bw)
     alpha = np.where(same_domain, net.nvl_alpha, net.so_alpha)
     return size / bw + alpha
 
@@ -145,15 +164,17 @@ class Network:
     nvl_alpha / so_alpha: per-step latency, s; domain: GPUs per NVLink domain; rails: 1 when
     every GPU of a domain has its own NIC on its own rail, so that a collective spanning domains
     splits its cross-domain traffic over all of them (NCCL's multi-channel rings; measured busbw
-    across DGX nodes is the node's aggregate NIC bandwidth), 0 when it cannot.
+    across DGX nodes is the node's aggregate NIC bandwidth), 0 when it cannot; mesh: 1 when a
+    domain's GPUs are linked point to point (:func:`domain_bw`), 0 behind a switch.
     """
 
-    __slots__ = ("nvl_bw", "so_bw", "nvl_alpha", "so_alpha", "domain", "rails")
+    __slots__ = ("nvl_bw", "so_bw", "nvl_alpha", "so_alpha", "domain", "rails", "mesh")
 
-    def __init__(self, nvl_bw, so_bw, nvl_alpha, so_alpha, domain, rails=1.0):
+    def __init__(self, nvl_bw, so_bw, nvl_alpha, so_alpha, domain, rails=1.0, mesh=0.0):
         self.nvl_bw = nvl_bw
         self.so_bw = so_bw
         self.nvl_alpha = nvl_alpha
         self.so_alpha = so_alpha
         self.domain = domain
         self.rails = rails
+        self.mesh = mesh

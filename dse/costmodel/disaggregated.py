@@ -277,13 +277,16 @@ def _peak_tflops(instance: Mapping[str, np.ndarray]) -> np.ndarray:
 def _link(prefill: Mapping[str, Any], decode: Mapping[str, Any], num_gpus: np.ndarray,
           shared: Any = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """(bytes/s per GPU, latency s) of the KV link between the instances: NVLink when the whole
-    deployment is one NVLink domain of one kind of GPU (``shared`` > 0), the scale-out network
-    otherwise, at the slower of the two kinds' NICs."""
+    deployment is one NVLink domain of one kind of GPU (``shared`` > 0; one link of a mesh), the
+    scale-out network otherwise, at the slower of the two kinds' NICs."""
     p = lambda k: np.asarray(prefill[k], dtype=np.float64)  # noqa: E731
     d = lambda k: np.asarray(decode[k], dtype=np.float64)  # noqa: E731
     inside = (num_gpus <= d("nvlink_domain")) & (np.asarray(shared, dtype=np.float64) > 0)
     out = np.minimum(p("scaleout_bw") * p("eff_scaleout"), d("scaleout_bw") * d("eff_scaleout"))
-    bw = np.where(inside, d("nvlink_bw") * d("eff_nvlink"), out)
+    # a mesh links each pair of GPUs by one of its domain - 1 links (collectives.domain_bw)
+    mesh = np.asarray(decode.get("nvlink_mesh", 0.0), dtype=np.float64) > 0
+    one_link = np.where(mesh, 1.0 / np.maximum(d("nvlink_domain") - 1.0, 1.0), 1.0)
+    bw = np.where(inside, d("nvlink_bw") * d("eff_nvlink") * one_link, out)
     lat = np.where(inside, d("nvlink_latency"), np.maximum(p("scaleout_latency"), d("scaleout_latency")))
     return bw + 0.0 * num_gpus, lat + 0.0 * num_gpus
 

@@ -138,6 +138,7 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "hbm_bw": (None, "HBM bandwidth, bytes/s"),
     "nvlink_bw": (None, "NVLink bandwidth per GPU, one direction, bytes/s"),
     "nvlink_domain": (8.0, "GPUs in one NVLink domain"),
+    "nvlink_mesh": (0.0, "1 if a domain's GPUs are linked point to point (full mesh), 0 behind a switch"),
     "scaleout_bw": (None, "scale-out bandwidth per GPU, one direction, bytes/s"),
     "nvlink_latency": (3e-6, "per-step latency of an NVLink collective, s"),
     "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
@@ -1065,7 +1066,7 @@ def _network(c) -> coll.Network:
     domain = np.where(pcie, gpn, c["nvlink_domain"])
     inner = c["nvlink_bw"] * c["eff_nvlink"] * np.where(pcie, np.minimum(1.0, PCIE_HOST_LINKS / gpn), 1.0)
     return coll.Network(inner, c["scaleout_bw"] * c["eff_scaleout"], c["nvlink_latency"],
-                        c["scaleout_latency"], domain, c["rail_optimized"])
+                        c["scaleout_latency"], domain, c["rail_optimized"], np.where(pcie, 0.0, c["nvlink_mesh"]))
 
 
 def _evaluate(model, c, N, emb, detail=False) -> dict[str, np.ndarray]:

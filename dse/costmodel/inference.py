@@ -609,7 +609,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     k_half = c["matmul_k_half"]
     net = coll.Network(
         c["nvlink_bw"] * c["eff_nvlink"], c["scaleout_bw"] * c["eff_scaleout"],
-        c["nvlink_latency"], c["scaleout_latency"], c["nvlink_domain"], c["rail_optimized"],
+        c["nvlink_latency"], c["scaleout_latency"], c["nvlink_domain"], c["rail_optimized"], c["nvlink_mesh"],
     )
 
     def gemm(M, K, N, ops=1.0, wbytes=wb, rate=mm_rate, xbytes=xb):

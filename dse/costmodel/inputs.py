@@ -57,6 +57,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "hbm_bw": (None, "HBM bandwidth, bytes/s"),
     "nvlink_bw": (None, "NVLink bandwidth per GPU, one direction, bytes/s"),
     "nvlink_domain": (8.0, "GPUs in one NVLink domain"),
+    "nvlink_mesh": (0.0, "1 if a domain's GPUs are linked point to point (a full mesh, AMD Infinity Fabric: "
+                         "a group of k of its D GPUs drives (k - 1)/(D - 1) of nvlink_bw), 0 behind a switch"),
     "scaleout_bw": (None, "scale-out (NIC) bandwidth per GPU, one direction, bytes/s"),
     "host_link_bw": (32e9, "GPU <-> host (CPU memory) link per GPU, one direction, bytes/s (PCIe or "
                            "NVLink-C2C)"),

@@ -397,6 +397,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         c["scaleout_latency"],
         c["nvlink_domain"],
         c["rail_optimized"],
+        c["nvlink_mesh"],
     )
     slow = c["overlap_slowdown"]
 

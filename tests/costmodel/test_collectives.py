@@ -210,3 +210,36 @@ def test_a_collective_of_no_bytes_costs_nothing(rails):
         assert np.all(fn(0.0, n, 1.0, net(rails=rails)) == 0.0)
         assert np.all(fn(1.0, n, 1.0, net(rails=rails)) > 0.0)
     assert np.all(coll.dedup_dispatch_time(0.0, 8.0, n, 1.0, net(rails=rails)) == 0.0)
+
+
+# ---------------------------------------------------------------------------- full-mesh domains
+def mesh_net(**kw):
+    n = net(**kw)
+    n.mesh = 1.0
+    return n
+
+
+def test_mesh_pair_uses_one_link_by_hand():
+    # 8 GPUs fully meshed, 400e9 B/s per GPU over 7 links: one link 400e9/7 B/s.
+    # All-reduce over a pair: 2*1/2*1e9/(400e9/7) = 17.5e-3 s + 2*1*2e-6 latency
+    assert coll.allreduce_time(S, 2.0, 1.0, mesh_net()) == pytest.approx(1e9 * 7 / 400e9 + 4e-6, rel=REL)
+    # point to point inside the domain: one link
+    assert coll.p2p_time(S, True, mesh_net()) == pytest.approx(1e9 * 7 / 400e9 + NVL_A, rel=REL)
+    # four GPUs: 3 of 7 links; all-gather (3/4) S / (400e9 * 3/7) + 3 alpha
+    assert coll.allgather_time(S, 4.0, 1.0, mesh_net()) == pytest.approx(0.75e9 * 7 / (3 * 400e9) + 3 * NVL_A, rel=REL)
+
+
+@pytest.mark.parametrize("kind", ["allreduce", "allgather", "alltoall"])
+def test_mesh_group_of_the_whole_domain_matches_a_switch(kind):
+    f = {"allreduce": coll.allreduce_time, "allgather": coll.allgather_time, "alltoall": coll.all_to_all_time}[kind]
+    for n in (8.0, 16.0, 32.0):  # the whole domain, and domains joined over the scale-out network
+        assert f(S, n, 1.0, mesh_net()) == pytest.approx(f(S, n, 1.0, net()), rel=REL)
+
+
+@pytest.mark.parametrize("n", [2.0, 4.0])
+def test_mesh_is_never_faster_than_a_switch_and_larger_groups_get_more_links(n):
+    for f in (coll.allreduce_time, coll.allgather_time, coll.all_to_all_time):
+        assert f(S, n, 1.0, mesh_net()) > f(S, n, 1.0, net())
+        # on a mesh a larger group of the domain drives more links: the same buffer goes faster
+        assert f(S, 2.0 * n, 1.0, mesh_net()) < f(S, n, 1.0, mesh_net())
+    assert coll.dedup_dispatch_time(S, 4.0, n, 1.0, mesh_net()) > coll.dedup_dispatch_time(S, 4.0, n, 1.0, net())

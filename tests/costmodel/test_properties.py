@@ -141,6 +141,18 @@ def test_more_network_bandwidth_never_slower(rows, f_nvl, f_so):
 
 
 @PROPERTY
+@given(rows=configs)
+def test_a_full_mesh_domain_is_never_faster_than_a_switched_one(rows):
+    # the same bandwidth per GPU, but a group of k GPUs of a mesh of D drives only k - 1 of its
+    # D - 1 links (collectives.domain_bw)
+    a = batch(rows)
+    b = dict(a, nvlink_mesh=np.ones_like(a["tp"]))
+    out_a, out_b = evaluate_pair(a, b)
+    faster = out_b["iteration_time_s"] < out_a["iteration_time_s"] * (1 - RTOL)
+    assert not faster.any(), describe_failures(rows, faster)
+
+
+@PROPERTY
 @given(rows=configs, f=factor)
 # regression: when FSDP gathers (behind the whole layer) and the CP ring (behind attention)
 # were hidden under independent windows, the same compute was credited twice and a layer
