@@ -102,6 +102,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
             cluster.gpu,
         ) from None
     calib = dict(calibration_table()[preset["family"]])
+    calib.update(preset.get("efficiency") or {})  # what this GPU measures apart from its family
     if cluster.efficiency is not None:
         calib.update(cluster.efficiency.model_dump(exclude_none=True))
     peaks = dict(preset["peak_tflops"])

@@ -292,3 +292,30 @@ def test_nvlink_topology_is_a_switch_unless_the_preset_or_the_scenario_says_mesh
     assert resolve_hardware(cluster(nvlink_topology="mesh"), "bf16").nvlink_mesh == 1.0
     with pytest.raises(ValueError, match="nvlink_topology"):
         cluster(nvlink_topology="torus")
+
+
+def gpu_entry(name):
+    return yaml.safe_load((DATA / "gpus.yaml").read_text(encoding="utf-8"))[name]
+
+
+@pytest.mark.parametrize("gpu", ["MI300X", "MI325X", "MI350X", "MI355X"])
+def test_amd_instinct_gpus_are_a_full_mesh_of_eight(gpu):
+    hw = resolve_hardware(cluster(gpu), "fp8")
+    assert hw.family in ("cdna3", "cdna4")
+    assert hw.nvlink_mesh == 1.0 and hw.nvlink_domain == 8
+    # gpus.yaml nvlink_gbps is both directions: one direction is half
+    assert hw.nvlink_bw == pytest.approx(gpu_entry(gpu)["nvlink_gbps"] * 1e9 / 2.0, rel=1e-12)
+
+
+def test_a_gpus_own_measured_efficiency_beats_its_familys_and_a_scenarios_beats_both():
+    # the MI300X (750 W) and MI325X (1000 W) share a die and a family; the MI300X's deep GEMMs
+    # measure lower, and gpus.yaml says so under `efficiency`
+    own = gpu_entry("MI300X")["efficiency"]["matmul"]
+    assert resolve_hardware(cluster("MI300X"), "bf16").eff_matmul == own
+    assert resolve_hardware(cluster("MI325X"), "bf16").eff_matmul == calibration("cdna3")["matmul"] != own
+    assert resolve_hardware(cluster("MI300X", efficiency={"matmul": 0.6}), "bf16").eff_matmul == 0.6
+
+
+def test_cdna3_has_no_fp4():
+    with pytest.raises(InputError, match="fp4"):
+        resolve_hardware(cluster("MI300X"), "fp4")

@@ -13,8 +13,11 @@ GPU_KEYS = {
     "gpus_per_node", "scaleout_gbitps", "host_link_gbps", "host_memory_gb", "exp_tera_per_s", "power_w", "price_per_gpu_hour", "sources",
     "l2_mb",
 }
+#: optional keys: a domain that is not switched (a full mesh of direct links); calibration keys a
+#: GPU measures apart from its family
+GPU_OPTIONAL_KEYS = {"nvlink_topology", "efficiency"}
 PEAK_KEYS = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}
-GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell", "tpu"}
+GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell", "tpu", "cdna3", "cdna4"}
 MODEL_KEYS = {
     "aliases", "name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
     "ffn_act", "vocab", "seq_len", "moe", "source",
@@ -84,7 +87,9 @@ def _llm_cases():
 def test_gpu_entries_have_exactly_the_schema_keys(gpus):
     for name, entry in gpus.items():
         assert isinstance(entry, dict), name
-        assert set(entry) == GPU_KEYS, f"{name}: keys differ by {set(entry) ^ GPU_KEYS}"
+        keys = set(entry) - GPU_OPTIONAL_KEYS
+        assert keys == GPU_KEYS, f"{name}: keys differ by {keys ^ GPU_KEYS}"
+        assert entry.get("nvlink_topology", "switch") in ("switch", "mesh"), name
         assert set(entry["peak_tflops"]) == PEAK_KEYS, f"{name}: peak_tflops keys {set(entry['peak_tflops'])}"
 
 
