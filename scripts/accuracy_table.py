@@ -87,6 +87,8 @@ GROUPS: list[tuple[str, Path, list[tuple[str, Rule]]]] = [
     ("MLPerf Inference llama2-70b / llama3.1-405b", ROOT / "validation/mlperf_inference.jsonl", [("all", everything)]),
     ("MLPerf Inference, other benchmarks: dense / Mixtral / DeepSeek-R1", ROOT / "validation/mlperf_inference_more.jsonl",
      [("dense", family("dense")), ("Mixtral", id_has("mixtral")), ("DeepSeek-R1", id_has("dsr1"))]),
+    ("MLPerf Inference on AMD Instinct (vLLM): MI300X / MI325X / MI355X", ROOT / "validation/mlperf_inference_amd.jsonl",
+     [("MI300X", gpu_in("MI300X")), ("MI325X", gpu_in("MI325X")), ("MI355X", gpu_in("MI355X"))]),
     ("Disaggregated: prefill / decode instances / whole deployment", ROOT / "validation/disaggregated.jsonl",
      [("prefill", phase("prefill")), ("decode", phase("decode")), ("deployment", phase("disaggregated"))]),
     ("Other engines: vLLM / SGLang", ROOT / "validation/vllm_serving.jsonl",
