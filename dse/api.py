@@ -24,6 +24,14 @@ from .specs import Scenario
 RECOMPUTE_CODE = {"none": 0.0, "selective": 1.0, "full": 2.0}
 
 
+def full_recompute_fraction(num_layers: int | None, layers: int, chunks: int) -> float:
+    """The share of layers a full recompute of ``num_layers`` per model chunk re-runs, of
+    ``layers`` over ``chunks`` chunks (pp x vpp): every layer when None, at most 1."""
+    if num_layers is None:
+        return 1.0
+    return min(1.0, num_layers / max(layers / max(chunks, 1), 1.0))
+
+
 def scenario_columns(scenario: Scenario) -> dict[str, float]:
     """The cost-model columns (SI units) of one scenario."""
     m, cl, p, tr = scenario.model, scenario.cluster, scenario.parallel, scenario.training
@@ -76,6 +84,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
         "zero": p.zero,
         "shard_group": float(p.shard_group or 0),
         "recompute": RECOMPUTE_CODE[p.recompute],
+        "rc_full_fraction": full_recompute_fraction(tr.recompute_num_layers, m.layers, p.pp * p.vpp),
         "offload_layers": float(tr.offload_activation_layers),
         "microbatch": microbatch,
         "global_batch": p.global_batch or dp * microbatch,

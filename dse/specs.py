@@ -492,6 +492,11 @@ class TrainingSpec(Spec):
     recompute_modules: Annotated[
         list[Literal["core_attn", "layernorm", "mla_up_proj", "moe_act", "mlp", "moe"]], Field(min_length=1)
     ] = ["core_attn"]
+    #: with ``parallel.recompute: full``, the transformer layers of each model chunk (a pipeline
+    #: stage's layers, over vpp chunks when interleaved) recomputed whole, the chunk's first ones;
+    #: the others store their activations (Megatron-core's recompute_method block with
+    #: recompute_num_layers). None: every layer
+    recompute_num_layers: PositiveInt | None = None
     #: transformer layers whose saved activations are copied to host memory during forward and
     #: back before their backward, on copy engines beside the compute (Megatron-core's
     #: cpu_offloading_num_layers, which needs pp = 1); with pipeline parallelism, layers of each
@@ -759,6 +764,12 @@ class Scenario(Spec):
                                       f"training.offload_activation_layers ({offload}) must be less than "
                                       f"model.layers ({layers}): allowed 0 to {layers - 1} (the last layer's "
                                       "activations are used as soon as the forward ends)")
+        rc_layers = self.training.recompute_num_layers
+        if rc_layers is not None and self.parallel.recompute != "full":
+            raise FieldValueError("training.recompute_num_layers",
+                                  f"training.recompute_num_layers ({rc_layers}) counts the layers a full recompute "
+                                  f"re-runs; parallel.recompute is {self.parallel.recompute}: set it to full or "
+                                  "leave recompute_num_layers out")
         if self.inference is not None and self.workload != "inference":
             raise FieldValueError("inference", f"an inference block describes serving (workload: inference); "
                                   f"this scenario's workload is {self.workload}: drop the inference block or "

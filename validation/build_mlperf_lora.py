@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write validation/mlperf_lora.jsonl: MLPerf Training ``llama2_70b_lora`` results (rounds v4.0-v5.1) as LoRA
-fine-tuning cases.
+fine-tuning cases: NVIDIA NeMo submissions (NVIDIA, Dell, HPE) and, in v5.1, AMD Instinct submissions (AMD's
+own MI300X/MI325X/MI350X/MI355X nodes and Krai's MI300X node).
 
 Usage: python validation/build_mlperf_lora.py   (no network: every number below was read from the public
 result logs and configs named in each row and is kept here as a literal).
@@ -19,6 +20,20 @@ the full 8192-token causal window), so one sample = one 8192-token sequence. FP8
 ``fp8_hybrid``, ``fp8_params``: weights kept in FP8) in every round; v5.1's 8-GPU configs are ``*_fp4``.
 No activation recompute (``activations_checkpoint_granularity: null``), ``cpu_offloading: False`` (v4.x yaml;
 v5.0 yaml default ``CPU_OFFLOADING=False``, its config_common is not stored).
+
+AMD (v5.1, ROCm container rocm/amd-mlperf:llama2_70b_training_5.1): the same NeMo-1 peft recipe ported to ROCm
+(Transformer Engine with hipBLASLt GEMMs and CK fused attention), one 8-GPU node, TP 1 / CP 1 / DP 8, MBS 1,
+MINIBS 1 -> GBS 8, every GPU holding the whole FP8 model (``FP8=True`` sets both fp8 and fp8_params in AMD's
+yaml), FP8 delayed scaling (amax most_recent, history 4, no amax reduction), ``FP8_DPA=0`` (BF16 attention),
+``FP8_ACTIVATION=True`` (-> training.fp8_activation_cache), fused_adam (the yaml switches to the distributed
+optimizer only for num_nodes > 1 -> zero 0). AMD's own directories store no ``config_*.sh``: the MI300X and
+MI350X configs are read from the copies Krai and Dell submitted (both say MLPERF_SUBMISSION_ORG="AMD"); the MI325X
+and MI355X ones are stored nowhere and their plan is taken from those two (reliability B). AMD logs are bare
+MLLOG: the first evaluation is at 1536 samples (SKIP_EVALS=3), then every 384; ``tracked_stats.throughput`` is
+GBS x steps / summed step time of the block. Left out: MangoBoost's MI300X/MI325X submissions (1- and 2-node,
+configs stored) -- their result files are full ~1 MB stdout logs, not read; Dell XE9785L MI355X (its stored
+config is config_MI350X_1x8x1.sh, the MI355X one is not stored; AMD's own MI355X row covers the recipe);
+v5.0 AMD MI300X/MI325X (results stored only in the prishajain1 fork, configs not stored).
 
 Target (``tokens_per_s_per_gpu``) = training-only throughput from the MLLOG timestamps: for every pair of
 consecutive evaluations, the samples trained between them (384, or 378 at GBS 18; the eval_start
@@ -50,6 +65,13 @@ YAML40 = f"{V40[0]} @{V40[1]}: {NV}/nemo/conf/megatron_gpt_peft_tuning_config.ya
 YAML41 = f"{V41[0]} @{V41[1]}: {NV}/b200_preview_nemo/conf/megatron_gpt_peft_tuning_config.yaml + configs/config_common.sh"
 YAML50 = (f"{V50[0]} @{V50[1]}: {NV}/nyx_n1_ngc25.04_nemo/conf/megatron_gpt_peft_tuning_config.yaml and "
           f"{NV}/tyche_ngpu144_ngc25.04_nemo/train.py")
+
+AMD_IMPL = "AMD/benchmarks/llama2_70b_lora/implementations"
+YAML51_AMD = (f"{V51[0]} @{V51[1]}: {AMD_IMPL}/MI325X_EPYC_9575F_pytorch_llama2_70b/src/conf/"
+              "megatron_gpt_peft_tuning_config.yaml (AMD's NeMo-1 peft yaml: fp8_params = FP8, LoRA dim 16 on "
+              "'attention', optimizer fused_adam on one node)")
+KRAI_CFG = "Krai/benchmarks/llama2_70b_lora/implementations/PowerEdge-XE9680-MI300X-192GB_n1_v5.1"
+DELL_CFG = "Dell/benchmarks/llama2_70b_lora/implementations/AMD"
 
 MODEL = {
     "name": "Llama-2-70B (MLPerf llama2_70b_lora)", "family": "dense", "layers": 80, "hidden": 8192,
@@ -193,6 +215,64 @@ SUBMISSIONS = [
                "name has no _fp4 suffix (the 8-GPU v5.1 configs do), so FP8 as in v5.0 is assumed; it may "
                "have run NVFP4 (it is 1.40x the v5.0 GB200 512-GPU throughput, the same as GB300-FP4 over "
                "GB200-FP4 at 8 GPUs). No slow phase: the run ends at step ~110. Reliability B for that."),
+    # ------------------------------------------------------------------ AMD Instinct (v5.1), ROCm
+    dict(key="v5.1-amd-mi300x-1x8", repo=V51, submitter="AMD", system="MI300X_EPYC_9575F_pytorch_llama2_70b",
+         gpu="MI300X", nodes=1, gpn=8, tp=1, cp=1, sp=False, gbs=8, precision="fp8", zero=0, tp_overlap=None,
+         fp8_act=True, recompute="full", recompute_layers=21, cfg="copy", config=f"{KRAI_CFG}/config_MI300X_1x8x1.sh", yaml=YAML51_AMD,
+         runs=(0, 1, 2), per_run=[2.115, 2.118, 2.117], intervals=[5, 3, 3], logged=[2.115, 2.118, 2.118],
+         ttt_min=[33.931, 26.837, 26.829],
+         extra="AMD's own directory stores no config_*.sh; its README says 'source config_MI300X_1x8x1.sh'. The "
+               "copy read is Krai's v5.1 MI300X submission's (MLPERF_SUBMISSION_ORG=\"AMD\", PLATFORM \"MI300X\", the "
+               "same ROCm container rocm/amd-mlperf:llama2_70b_training_5.1): TP 1, PP 1, CP 1, SP False, MBS 1, "
+               "MINIBS 1 -> GBS 8 (logged), DP 8, one microbatch per step, every GPU holds the whole model (FP8 "
+               "weights, 192 GB HBM). FP8=True (-> fp8 and fp8_params in the yaml), FP8_AMAX_ALGO most_recent, "
+               "history 4, FP8_REDUCE_AMAX False, FP8_DPA=0 (attention in BF16: CK fused attention, "
+               "NVTE_FUSED_ATTN_CK=1), FP8_ACTIVATION=True (-> training.fp8_activation_cache), TP_COMM_OVERLAP "
+               "False, LORA_A2A=1. Activation recompute ACG=full, ACM=block, ACL=21: full recompute of the first 21 of the "
+               "80 layers (training.recompute_num_layers 21). Optimizer fused_adam (yaml: distributed optimizer only when num_nodes > 1). "
+               "Transformer Engine on ROCm (hipBLASLt GEMMs). Runs 0-9 stored; 0-2 read."),
+    dict(key="v5.1-amd-mi325x-1x8", repo=V51, submitter="AMD", system="MI325X_EPYC_9575F_pytorch_llama2_70b",
+         gpu="MI325X", nodes=1, gpn=8, tp=1, cp=1, sp=False, gbs=8, precision="fp8", zero=0, tp_overlap=None,
+         fp8_act=True, cfg="sibling", config="config_MI325X_1x8x1.sh", yaml=YAML51_AMD,
+         runs=(0, 1, 2), per_run=[2.835, 2.835, 2.834], intervals=[3, 4, 3], logged=[2.836, 2.836, 2.835],
+         ttt_min=[20.33, 23.011, 20.326], more_inferred=["precision", "training.fp8_activation_cache"],
+         extra="config_MI325X_1x8x1.sh (named by AMD's README) is stored nowhere: the plan is that of AMD's stored "
+               "MI300X and MI350X configs (TP 1, CP 1, MBS 1, MINIBS 1 -> GBS 8, logged; DP 8), FP8 with "
+               "fp8_params and FP8_ACTIVATION as in both. Recompute: MI300X (192 GB) recomputes 21 layers, MI350X "
+               "(288 GB) none; 'none' is assumed for the 256 GB MI325X (the 1.34x speed-up over MI300X is more "
+               "than its 1.2-1.3x clock/power gain) and marked inferred. Optimizer fused_adam (single node). "
+               "Reliability B."),
+    dict(key="v5.1-amd-mi350x-1x8", repo=V51, submitter="AMD", system="MI350X_EPYC_9575F_pytorch",
+         gpu="MI350X", nodes=1, gpn=8, tp=1, cp=1, sp=False, gbs=8, precision="fp8", zero=0, tp_overlap=None,
+         fp8_act=True, cfg="copy", config=f"{DELL_CFG}/config_MI350X_1x8x1.sh", yaml=YAML51_AMD,
+         runs=(0, 1, 2), per_run=[4.812, 4.803, 4.895], intervals=[3, 3, 3], logged=[4.814, 4.805, 4.896],
+         ttt_min=[11.938, 11.964, 11.75],
+         extra="AMD's MI350X config is stored as Dell's copy (Dell/benchmarks/llama2_70b_lora/implementations/AMD, "
+               "MLPERF_SUBMISSION_ORG=\"AMD\", PLATFORM \"MI350X\"): TP 1, PP 1, CP 1, SP False, MBS 1, MINIBS 1 "
+               "-> GBS 8 (logged), DP 8; FP8=True (fp8_params), amax most_recent/4, FP8_DPA=0, FP8_ACTIVATION=True, "
+               "no activation recompute (no ACG line), TP_COMM_OVERLAP False. Optimizer fused_adam (single node). "
+               "Run 2 dates from August 2025 (the others September) and logs from other callback line numbers "
+               "(an earlier software build): 1.7% faster than runs 0-1; the median keeps run 0. Reliability B "
+               "(the config is a copy stored by another submitter)."),
+    dict(key="v5.1-amd-mi355x-1x8", repo=V51, submitter="AMD", system="MI355X_EPYC_9575F_pytorch",
+         gpu="MI355X", nodes=1, gpn=8, tp=1, cp=1, sp=False, gbs=8, precision="fp8", zero=0, tp_overlap=None,
+         fp8_act=True, cfg="sibling", config="config_MI355X_1x8x1.sh", yaml=YAML51_AMD,
+         runs=(0, 1, 2), per_run=[5.873, 5.871, 5.871], intervals=[4, 4, 3], logged=[5.875, 5.874, 5.873],
+         ttt_min=[11.113, 11.123, 9.83], more_inferred=["precision", "training.fp8_activation_cache"],
+         extra="config_MI355X_1x8x1.sh (named by AMD's README) is stored nowhere: the plan and recipe of AMD's "
+               "stored MI350X config (same CDNA4 GPU and 288 GB, higher power) are assumed: TP 1, CP 1, MBS 1, "
+               "MINIBS 1 -> GBS 8 (logged), DP 8, FP8 (fp8_params, FP8_ACTIVATION), no recompute. The logs show no "
+               "precision switch (step rate flat from the first to the last block, unlike NVIDIA's v5.1 FP4 runs), "
+               "so FP8 rather than an FP4 recipe is assumed (not stated). Reliability B."),
+    dict(key="v5.1-krai-xe9680-mi300x-1x8", repo=V51, submitter="Krai", system="PowerEdge-XE9680-MI300X-192GB_n1_v5.1",
+         gpu="MI300X", nodes=1, gpn=8, tp=1, cp=1, sp=False, gbs=8, precision="fp8", zero=0, tp_overlap=None,
+         fp8_act=True, recompute="full", recompute_layers=21, cfg="config", config=f"{KRAI_CFG}/config_MI300X_1x8x1.sh", yaml=YAML51_AMD,
+         runs=(0, 1, 2), per_run=[2.083, 2.084, 2.085], intervals=[3, 3, 3], logged=[2.083, 2.085, 2.085],
+         ttt_min=[27.321, 27.299, 27.291],
+         extra="Dell PowerEdge XE9680 with 8 MI300X, AMD's v5.1 container and config (see the AMD MI300X row: TP 1, "
+               "CP 1, DP 8, GBS 8, FP8 + fp8_params + FP8_ACTIVATION, recompute full/block/21 layers -> 'full' with "
+               "recompute_num_layers 21, LR 0.00055 logged). 1.6% slower than AMD's own MI300X node (2.117 samples/s). Logs "
+               "are the MLLOG stdout with a short header; runs 0-9 stored, 0-2 read."),
 ]
 
 
@@ -207,19 +287,29 @@ def case(s):
     res = f"{s['submitter']}/results/{s['system']}/llama2_70b_lora/result_*.txt"
     if s["cfg"] == "config":
         cfg = f"config {repo} @{commit}: {s['config']} (name matches nodes x GPUs x MINIBS)"
+    elif s["cfg"] == "copy":
+        cfg = (f"config named by the submission's README, not stored in its directory; AMD's copy read from "
+               f"{repo} @{commit}: {s['config']}")
+    elif s["cfg"] == "sibling":
+        cfg = (f"config named by the submission's README but not stored: {s['config']} (plan from AMD's stored "
+               f"MI300X/MI350X configs, {repo} @{commit}: {KRAI_CFG}/config_MI300X_1x8x1.sh, "
+               f"{DELL_CFG}/config_MI350X_1x8x1.sh)")
     else:
         cfg = f"config named by the submission's README but not stored: {s['config']} (plan read from its name)"
     if s["yaml"]:
         cfg += f"; model/LoRA/optimizer settings: {s['yaml']}"
     inferred = ["model.ffn_act", "model.ffn_hidden", "model.head_dim", "model.heads", "model.hidden", "model.kv_heads",
                 "model.layers", "model.vocab", "parallel.ep", "parallel.vpp"]
-    if s["cfg"] != "config":
+    if s["cfg"] == "sibling":
+        inferred += ["parallel.tp", "parallel.cp", "parallel.sp", "parallel.microbatch", "parallel.recompute"]
+    elif s["cfg"] not in ("config", "copy"):
         inferred += ["parallel.tp", "parallel.cp", "parallel.global_batch"]
+    inferred += s.get("more_inferred", [])
     if s["yaml"] is None:
         inferred += ["parallel.zero", "parallel.recompute"]
     if s.get("prec_inferred"):
         inferred.append("precision")
-    if not s["sp"] and tp == 1 and s["cfg"] != "config":
+    if not s["sp"] and tp == 1 and s["cfg"] not in ("config", "copy"):
         inferred.append("parallel.sp")
     if s["gpu"] == "B200-180GB":
         inferred.append("cluster.gpu")
@@ -228,6 +318,8 @@ def case(s):
         training["overlap"] = {"tp": s["tp_overlap"]}
     if s.get("fp8_act"):
         training["fp8_activation_cache"] = True
+    if s.get("recompute_layers"):
+        training["recompute_num_layers"] = s["recompute_layers"]
     accum = s["gbs"] // dp
     ttts = s["ttt_min"]
     runs = ",".join(map(str, s["runs"]))
@@ -256,7 +348,7 @@ def case(s):
         "model": MODEL,
         "cluster": {"gpu": s["gpu"], "num_gpus": n, "gpus_per_node": s["gpn"]},
         "parallel": {"tp": tp, "pp": 1, "dp": dp, "cp": cp, "ep": 1, "sp": s["sp"], "vpp": 1, "zero": s["zero"],
-                     "recompute": "none", "microbatch": 1, "global_batch": s["gbs"]},
+                     "recompute": s.get("recompute", "none"), "microbatch": 1, "global_batch": s["gbs"]},
         **({"training": training} if training else {}),
         "finetune": FINETUNE,
         "inference": None,

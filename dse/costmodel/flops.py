@@ -252,4 +252,4 @@ def recompute_flops_per_token(c):
         up = 2.0 * (q_up[0] * q_up[1] + kv_up[0] * kv_up[1])
         selective = selective + np.where(is_mla(c), c["layers"] * c.get("rc_mla_up", 0.0) * up, 0.0)
     r = c["recompute"]
-    return (r == 2) * full + (r == 1) * selective
+    return (r == 2) * np.clip(c.get("rc_full_fraction", 1.0), 0.0, 1.0) * full + (r == 1) * selective

@@ -95,6 +95,9 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "shard_group": (0.0, "ranks one ZeRO/FSDP shard group spans, replicated over dp*cp/shard_group "
                          "groups (hybrid sharding, HSDP); 0 = all dp*cp ranks"),
     "recompute": (0.0, "activation recompute: 0 none, 1 selective, 2 full"),
+    "rc_full_fraction": (1.0, "full recompute (recompute = 2): the fraction of the layers of each model chunk "
+                              "recomputed whole (Megatron-core's recompute_method block with recompute_num_layers "
+                              "N: N / layers per chunk); the others store their activations"),
     "rc_core_attn": (1.0, "selective recompute (recompute = 1) re-runs the attention core"),
     "rc_norm": (0.0, "selective recompute re-runs the norms (their outputs, the GEMM inputs, not stored)"),
     "rc_mla_up": (0.0, "selective recompute re-runs MLA's up-projections (Q, K, V heads not stored)"),

@@ -330,8 +330,11 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     sel_dense = sel_common + c["rc_mlp"] * (ffn + mats * T * f * act / t / hbm)
     sel_moe = sel_common + np.where(c["rc_moe"] > 0, moe_ffn + elem_moe_f,
                                     c["rc_moe_act"] * imb * mats * Tk * fe * act / t / hbm)
-    recompute_dense = np.where(recompute == 2, dense_f, np.where(recompute == 1, sel_dense, 0.0))
-    recompute_moe = np.where(recompute == 2, moe_f, np.where(recompute == 1, sel_moe, 0.0))
+    # full recompute re-runs the forward of the layers it covers (rc_full_fraction of them; the
+    # others store their activations): the mean layer re-runs that fraction of a forward
+    full_rc = np.where(recompute == 2, np.clip(c["rc_full_fraction"], 0.0, 1.0), 0.0)
+    recompute_dense = np.where(recompute == 2, full_rc * dense_f, np.where(recompute == 1, sel_dense, 0.0))
+    recompute_moe = np.where(recompute == 2, full_rc * moe_f, np.where(recompute == 1, sel_moe, 0.0))
 
     layer_f = dense_frac * dense_f + moe_frac * moe_f  # mean forward compute per layer
     layer_b = dense_frac * (dense_b + recompute_dense) + moe_frac * (moe_b + recompute_moe)
@@ -413,7 +416,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     no_ffn_tp = np.where(is_moe, 1.0 - (c["shared_experts"] > 0), 0.0) if any_moe else 0.0
     tp_layer = tp_one * (2.0 - moe_frac * np.where(sp, no_ffn_tp, 0.0)) if any_moe else 2.0 * tp_one
     tp_f = tp_layer
-    tp_b = tp_layer + np.where(recompute == 2, tp_layer, 0.0)
+    tp_b = tp_layer + full_rc * tp_layer
     # (only for weights that get a gradient: none under LoRA, the trainable layers' otherwise;
     # a MoE layer's FC1 is its experts', whose gathered input is kept: only the QKV one)
     regather = np.where(sp & (t > 1), tp_one, 0.0)
@@ -451,8 +454,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         # the busiest rank receives imb times the mean: the exchange ends when it has
         ep_one = imb * (ep_one + routed_tp)
     ep_f = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac
-    ep_again = (recompute == 2) | ((recompute == 1) & (c["rc_moe"] > 0))  # the forward all-to-alls re-run
-    ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * np.where(ep_again, 2.0, 1.0)
+    # the forward all-to-alls re-run in the recomputed layers
+    ep_again = np.where((recompute == 1) & (c["rc_moe"] > 0), 1.0, full_rc)
+    ep_b = np.where(is_moe, 2.0 * ep_one, 0.0) * moe_frac * (1.0 + ep_again)
 
     # context parallel: ring exchange of K and V blocks, c-1 steps forward, 2x backward
     cp_same = t * cp <= c["nvlink_domain"]
@@ -471,7 +475,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     if any_mla:
         kv_width = np.where(mla, a * (d + c["mla_v_dim"]) / t, kv_width)
     cp_f = steps * coll.p2p_time(T * kv_width * act, cp_same, net)
-    cp_b = 2.0 * cp_f + np.where(recompute == 2, cp_f, 0.0)
+    cp_b = 2.0 * cp_f + full_rc * cp_f
 
     # parameters per GPU of one layer (mean over dense/MoE layers), split dense/expert
     p_dense, p_moe_shared, p_moe_experts = layer_params(c)
@@ -559,8 +563,9 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     else:  # nothing frozen in this batch: no layer keeps less than a trained one
         act_frozen = act_trainable = act_layer
     layer_input = T * h * act / rep_div
-    stored = np.where(recompute == 2, layer_input, act_trainable)
-    stored_frozen = np.where(recompute == 2, layer_input, act_frozen)
+    # a recomputed layer keeps only its input; the others (of a partial full recompute) all
+    stored = full_rc * layer_input + (1.0 - full_rc) * act_trainable
+    stored_frozen = full_rc * layer_input + (1.0 - full_rc) * act_frozen
 
     # activation offloading: an offloaded layer's saved activations go to host memory on a copy
     # engine while the next layer computes, and come back while the layer above runs its
@@ -849,7 +854,7 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     # GEMM rate, the slowdown under overlapped collectives) do not stream more bytes on a what-if
     # GPU with faster HBM, so they draw the datasheet's memory share (power.step_power)
     elem_layer = dense_frac * elem_f + moe_frac * elem_moe_f
-    hbm_paced = np.minimum(steady * Lb * elem_layer * (1.0 + 2.0 * bwd_active + (recompute == 2)) + optimizer,
+    hbm_paced = np.minimum(steady * Lb * elem_layer * (1.0 + 2.0 * bwd_active + full_rc) + optimizer,
                            memory_s)
     watts, stretch = power.step_power(c, tensor_s, hbm_paced, iteration, comm_s + memory_s - hbm_paced)
     power_cap_s = iteration * (stretch - 1.0)
