@@ -235,7 +235,9 @@ def test_fig9_which_gpu_per_dollar(tmp_path):
     data = pd.read_csv(tmp_path / "fig9_gpu_choice.csv")
     serving, training = data[data["panel"] == "serving"], data[data["panel"] == "training"]
     assert set(serving["gpu"]) == {"H100", "H200", "B200"} and set(training["gpu"]) == {"H100", "H200", "B200", "GB200"}
-    for _, curve in serving.groupby("gpu"):  # a looser latency bound never costs more
+    amd = data[data["panel"] == "serving_amd"]
+    assert set(amd["gpu"]) == {"H100", "MI300X", "MI325X"}
+    for _, curve in pd.concat([serving, amd]).groupby(["panel", "gpu"]):  # a looser bound never costs more
         curve = curve.sort_values("itl_bound_ms")
         assert curve["cost_per_mtok_usd"].is_monotonic_decreasing and (curve["itl_ms"] <= curve["itl_bound_ms"]).all()
     for _, pts in training.groupby("gpu"):  # more GPUs of one kind: sooner, never cheaper per token here

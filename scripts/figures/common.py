@@ -64,9 +64,12 @@ GPU_COLORS = {
     "H200": OKABE_ITO["sky"],
     "B200": OKABE_ITO["green"],
     "GB200": OKABE_ITO["vermillion"],
+    "MI300X": OKABE_ITO["yellow"],
+    "MI325X": OKABE_ITO["black"],
 }
 #: One marker per GPU generation (a second cue besides colour).
-GPU_MARKERS = {"V100": "v", "A100": "o", "H100": "s", "H200": "P", "B200": "D", "GB200": "X"}
+GPU_MARKERS = {"V100": "v", "A100": "o", "H100": "s", "H200": "P", "B200": "D", "GB200": "X", "MI300X": "^",
+               "MI325X": "<"}
 #: Exposed-communication kinds: (column, label, colour), the colours of dse.search.plots.TIME_PARTS.
 COMM_KINDS = (
     ("exposed_tp_s", "TP", OKABE_ITO["orange"]),

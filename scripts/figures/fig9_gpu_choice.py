@@ -6,8 +6,10 @@
 million output tokens each GPU reaches within each bound on the time per output token. (b)
 Pre-training Llama-3-70B in FP8 on 128-1,024 H100, H200, B200 or GB200
 (``search_spaces/llama3_70b_training_gpus.yaml``, every parallel plan): the fastest plan at each
-GPU count, its time to train 15T tokens against its USD per million tokens. Prices are the spaces'
-(stated, sourced in their headers). Writes PNG, PDF and the CSV of its points.
+GPU count, its time to train 15T tokens against its USD per million tokens. (c) Serving as in (a) on
+H100, MI300X or MI325X (``search_spaces/llama3_70b_serving_amd.yaml``) at one note's prices, NVIDIA
+against AMD. Prices are the spaces' (stated, sourced in their headers). Writes PNG, PDF and the CSV
+of its points.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def scored(stem: str) -> pd.DataFrame:
     return ok
 
 
-def serving_curves(ok: pd.DataFrame) -> pd.DataFrame:
+def serving_curves(ok: pd.DataFrame, panel: str = "serving") -> pd.DataFrame:
     """Per GPU, the least cost per million output tokens within each ITL bound."""
     rows = []
     for gpu, plans in ok.groupby("gpu", sort=False):
@@ -51,7 +53,7 @@ def serving_curves(ok: pd.DataFrame) -> pd.DataFrame:
             within = itl <= bound
             if within.any():
                 best = plans.iloc[int(np.flatnonzero(within)[np.argmin(cost[within])])]
-                rows.append({"panel": "serving", "gpu": gpu, "itl_bound_ms": bound,
+                rows.append({"panel": panel, "gpu": gpu, "itl_bound_ms": bound,
                              "cost_per_mtok_usd": float(best["cost_per_mtok_usd"]), "num_gpus": best["num_gpus"],
                              "tp": best["tp"], "itl_ms": float(best["itl_ms"]), "days": np.nan})
     return pd.DataFrame(rows)
@@ -70,13 +72,15 @@ def main() -> None:
     with Timer("fig9_gpu_choice"):
         serving = serving_curves(scored("llama3_70b_serving_gpus"))
         training = training_points(scored("llama3_70b_training_gpus"))
-        df = pd.concat([serving, training], ignore_index=True)
+        amd = serving_curves(scored("llama3_70b_serving_amd"), panel="serving_amd")
+        df = pd.concat([serving, training, amd], ignore_index=True)
         with style():
             fig = figure(2.8, width=2 * WIDTH_IN)
-            axes = fig.subplots(1, 2)
-            for gpu, curve in serving.groupby("gpu", sort=False):
-                axes[0].step(curve["itl_bound_ms"], curve["cost_per_mtok_usd"], where="post", color=GPU_COLORS[gpu],
-                             label=gpu)
+            axes = fig.subplots(1, 3)
+            for ax, curves in ((axes[0], serving), (axes[2], amd)):
+                for gpu, curve in curves.groupby("gpu", sort=False):
+                    ax.step(curve["itl_bound_ms"], curve["cost_per_mtok_usd"], where="post", color=GPU_COLORS[gpu],
+                            label=gpu)
             for gpu, pts in training.groupby("gpu", sort=False):
                 pts = pts.sort_values("num_gpus")
                 axes[1].plot(pts["days"], pts["cost_per_mtok_usd"], color=GPU_COLORS[gpu], marker=GPU_MARKERS[gpu],
@@ -85,17 +89,20 @@ def main() -> None:
                     for _, p in pts.iterrows():
                         axes[1].annotate(f"{p['num_gpus']:.0f}", (p["days"], p["cost_per_mtok_usd"]),
                                          textcoords="offset points", xytext=(0, -8), ha="center", fontsize=6)
-            axes[0].set_xscale("log")
-            axes[0].xaxis.set_major_locator(ticker.FixedLocator([15, 20, 30, 50, 100]))
-            axes[0].xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-            axes[0].xaxis.set_minor_formatter(ticker.NullFormatter())
-            axes[0].set_yscale("log")
-            axes[0].yaxis.set_major_locator(ticker.FixedLocator([0.3, 0.5, 1.0, 2.0, 3.0]))
-            axes[0].yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-            axes[0].yaxis.set_minor_formatter(ticker.NullFormatter())
-            axes[0].set_xlabel("bound on time per output token (ms)")
-            axes[0].set_ylabel("USD per million output tokens")
+            for ax in (axes[0], axes[2]):
+                ax.set_xscale("log")
+                ax.xaxis.set_major_locator(ticker.FixedLocator([15, 20, 30, 50, 100]))
+                ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+                ax.set_yscale("log")
+                ax.yaxis.set_major_locator(ticker.FixedLocator([0.2, 0.3, 0.5, 1.0, 2.0, 3.0]))
+                ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+                ax.set_xlabel("bound on ms per output token")
+                ax.set_ylabel("USD per million output tokens")
             axes[0].set_title("(a) serving Llama-3.1-70B", loc="left")
+            axes[2].set_ylim(top=4.0)  # the AMD groups below 20 ms cost 8-17: off the scale
+            axes[2].set_title("(c) the same, NVIDIA or AMD", loc="left")
             axes[1].set_xscale("log")
             axes[1].xaxis.set_major_locator(ticker.FixedLocator([30, 50, 100, 200, 500, 1000]))
             axes[1].xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
@@ -106,7 +113,7 @@ def main() -> None:
             axes[1].set_title("(b) training Llama-3-70B", loc="left")
             from matplotlib.lines import Line2D
 
-            gpus = list(dict.fromkeys([*serving["gpu"], *training["gpu"]]))
+            gpus = list(dict.fromkeys([*serving["gpu"], *training["gpu"], *amd["gpu"]]))
             handles = [Line2D([], [], color=GPU_COLORS[g], marker=GPU_MARKERS[g], ms=3) for g in gpus]
             fig.legend(handles, gpus, loc="outside lower center", ncols=len(gpus), frameon=False)
             save(fig, "fig9_gpu_choice")
@@ -117,6 +124,8 @@ def main() -> None:
             return list(zip(at["gpu"], at["cost_per_mtok_usd"]))
 
         loose, tight = cheapest(50.0), cheapest(15.0)
+        at_amd = amd[amd["itl_bound_ms"] == 25.0].set_index("gpu")["cost_per_mtok_usd"]
+        tight_amd = amd[amd["itl_bound_ms"] == 15.0].sort_values("cost_per_mtok_usd")
         cost = training.groupby("gpu")["cost_per_mtok_usd"].min().sort_values()
         days = training[training["num_gpus"] == training["num_gpus"].max()].set_index("gpu")["days"]
         finding("fig9_gpu_choice", (
@@ -127,7 +136,10 @@ def main() -> None:
             f"doubles with each step; pre-training Llama-3-70B costs least on {cost.index[0]} "
             f"({cost.iloc[0]:.2f} USD per million tokens against {cost.iloc[-1]:.2f} on {cost.index[-1]}), and "
             f"1,024 {cost.index[0]}s train 15T tokens in {days[cost.index[0]]:.0f} days against "
-            f"{days.max():.0f} on the slowest."))
+            f"{days.max():.0f} on the slowest; against AMD at one note's prices, one MI300X serves within 25 ms "
+            f"for {at_amd['MI300X']:.2f} and one MI325X for {at_amd['MI325X']:.2f} against {at_amd['H100']:.2f} on "
+            f"H100s, but within 15 ms {tight_amd['gpu'].iloc[0]} is cheapest "
+            f"({tight_amd['cost_per_mtok_usd'].iloc[0]:.2f})."))
 
 
 if __name__ == "__main__":
