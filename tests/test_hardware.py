@@ -319,3 +319,15 @@ def test_a_gpus_own_measured_efficiency_beats_its_familys_and_a_scenarios_beats_
 def test_cdna3_has_no_fp4():
     with pytest.raises(InputError, match="fp4"):
         resolve_hardware(cluster("MI300X"), "fp4")
+
+
+def test_export_variants_are_their_parents_with_less_nvlink_or_compute():
+    # gpus.yaml: the H800 is the H100 SXM with 400 GB/s of NVLink; the A800 the A100 SXM with 400;
+    # the H20 a Hopper at 148 TFLOP/s BF16 with 96 GB at 4.0 TB/s
+    h800, h100 = resolve_hardware(cluster("H800"), "fp8"), resolve_hardware(cluster("H100-SXM-80GB"), "fp8")
+    assert h800.nvlink_bw == pytest.approx(200e9) and h100.nvlink_bw == pytest.approx(450e9)
+    assert (h800.peak_flops, h800.hbm_bw, h800.eff_matmul) == (h100.peak_flops, h100.hbm_bw, h100.eff_matmul)
+    a800 = resolve_hardware(cluster("A800"), "bf16")
+    assert a800.nvlink_bw == pytest.approx(200e9) and a800.peak_flops == resolve_hardware(cluster("A100-SXM-80GB"), "bf16").peak_flops
+    h20 = resolve_hardware(cluster("H20"), "bf16")
+    assert h20.peak_flops == pytest.approx(148e12) and h20.hbm_bw == pytest.approx(4.0e12) and h20.family == "hopper"
