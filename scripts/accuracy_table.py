@@ -89,6 +89,8 @@ GROUPS: list[tuple[str, Path, list[tuple[str, Rule]]]] = [
      [("dense", family("dense")), ("Mixtral", id_has("mixtral")), ("DeepSeek-R1", id_has("dsr1"))]),
     ("MLPerf Inference on AMD Instinct (vLLM): MI300X / MI325X / MI355X", ROOT / "validation/mlperf_inference_amd.jsonl",
      [("MI300X", gpu_in("MI300X")), ("MI325X", gpu_in("MI325X")), ("MI355X", gpu_in("MI355X"))]),
+    ("Export GPUs: A800 and H800 pre-training / H20 DeepSeek-R1 serving", ROOT / "validation/export_gpus.jsonl",
+     [("A800/H800", gpu_in("A800", "H800")), ("H20", gpu_in("H20"))]),
     ("Disaggregated: prefill / decode instances / whole deployment", ROOT / "validation/disaggregated.jsonl",
      [("prefill", phase("prefill")), ("decode", phase("decode")), ("deployment", phase("disaggregated"))]),
     ("Other engines: vLLM / SGLang", ROOT / "validation/vllm_serving.jsonl",
