@@ -445,7 +445,8 @@ def whatif(
     vary: list[str] = typer.Option(
         [], "--vary", metavar="KNOB=RANGE",
         help="A hardware knob and its values: KNOB=V1,V2,... | KNOB=LO:HI:N | KNOB=LO:HI:N:log. Knobs: hbm_gb, "
-             "hbm_tbps, peak_scale, nvlink_gbps, nvlink_domain, gpus_per_node, scaleout_gbitps, "
+             "hbm_tbps, peak_scale, nvlink_gbps, nvlink_domain, nvlink_mesh (1 mesh, 0 switch), gpus_per_node, "
+             "scaleout_gbitps, "
              "host_link_gbps, exp_tera_per_s, l2_mb, price_per_gpu_hour, power_w, num_gpus (serving and DLRM: not "
              "host_link_gbps, exp_tera_per_s; l2_mb: DLRM only). Repeat for a grid.",
     ),

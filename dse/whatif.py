@@ -42,7 +42,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import FieldProblem, InputError, single
-from .search.space import INTEGER_KNOBS, KNOBS, NONNEGATIVE_KNOBS, SearchSpace, hardware_columns, space_from_dict
+from .search.space import (
+    FLAG_KNOBS, INTEGER_KNOBS, KNOBS, NONNEGATIVE_KNOBS, SearchSpace, hardware_columns, space_from_dict,
+)
 from .specs import Scenario
 
 GIB = 2.0**30
@@ -96,6 +98,7 @@ RESOURCE = {
     "nvlink_gbps": "NVLink bandwidth",
     "scaleout_gbitps": "scale-out bandwidth",
     "nvlink_domain": "NVLink domain size",
+    "nvlink_mesh": "NVLink topology",
     "gpus_per_node": "GPUs per server",
     "host_link_gbps": "host link bandwidth",
     "exp_tera_per_s": "softmax exponential rate",
@@ -107,7 +110,7 @@ RESOURCE = {
 #: Units of the knobs, for tables and axes.
 UNITS = {
     "hbm_gb": "GiB", "hbm_tbps": "TB/s", "peak_scale": "x", "nvlink_gbps": "GB/s",
-    "nvlink_domain": "GPUs", "gpus_per_node": "GPUs", "scaleout_gbitps": "Gbit/s", "host_link_gbps": "GB/s",
+    "nvlink_domain": "GPUs", "nvlink_mesh": "1 mesh, 0 switch", "gpus_per_node": "GPUs", "scaleout_gbitps": "Gbit/s", "host_link_gbps": "GB/s",
     "exp_tera_per_s": "T/s", "l2_mb": "MiB",
     "price_per_gpu_hour": "USD/GPU-h", "power_w": "W", "num_gpus": "GPUs",
 }
@@ -307,7 +310,10 @@ def _check_values(name: str, values: Sequence[float] | np.ndarray, where: str, g
         raise single(where, f"{name}: give at least one value", given)
     if not np.isfinite(arr).all():
         raise single(where, f"{name}: values must be finite numbers", given)
-    if name in WHOLE_KNOBS:
+    if name in FLAG_KNOBS:
+        if not np.isin(arr, (0.0, 1.0)).all():
+            raise single(where, f"{name} takes 0 or 1 ({UNITS[name]})", given)
+    elif name in WHOLE_KNOBS:
         arr = np.round(arr)
         if (arr < 1).any():
             raise single(where, f"{name} takes whole numbers >= 1 ({UNITS[name]})", given)
@@ -535,6 +541,7 @@ def base_knob_values(scenario: Scenario) -> dict[str, float]:
         "peak_scale": 1.0,
         "nvlink_gbps": hw.nvlink_bw * 2.0 / 1e9,
         "nvlink_domain": float(hw.nvlink_domain),
+        "nvlink_mesh": hw.nvlink_mesh,
         "gpus_per_node": float(hw.gpus_per_node),
         "scaleout_gbitps": hw.scaleout_bw * 8.0 / 1e9,
         "host_link_gbps": hw.host_link_bw * 2.0 / 1e9,
@@ -1299,6 +1306,7 @@ def knob_label(name: str) -> str:
         "peak_scale": "peak FLOP/s (x the GPU's)",
         "nvlink_gbps": "NVLink bandwidth (GB/s per GPU)",
         "nvlink_domain": "NVLink domain (GPUs)",
+        "nvlink_mesh": "NVLink topology (1 mesh, 0 switch)",
         "gpus_per_node": "GPUs per server",
         "scaleout_gbitps": "scale-out bandwidth (Gbit/s per GPU)",
         "host_link_gbps": "host link bandwidth (GB/s per GPU)",

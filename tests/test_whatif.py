@@ -46,6 +46,7 @@ TIME_PARTS = ("time_compute_s", "time_bubble_s", "exposed_tp_s", "exposed_ep_s",
     ("num_gpus=8:64:3:log", "num_gpus", [8, 23, 64]),  # whole numbers rounded
     ("nvlink_domain=8:9:3", "nvlink_domain", [8, 9]),  # a range's points rounded and deduplicated
     ("price_per_gpu_hour=0,2", "price_per_gpu_hour", [0, 2]),
+    ("nvlink_mesh=1,0", "nvlink_mesh", [0, 1]),
 ])
 def test_parse_vary_forms(text, knob, values):
     name, got = parse_vary(text)
@@ -67,6 +68,7 @@ def test_parse_vary_forms(text, knob, values):
     ("hbm_gb=-1", "> 0"),
     ("nvlink_domain=0", "whole numbers >= 1"),
     ("nvlink_domain=8,8.5,16", "listed values must be whole"),  # not silently 8
+    ("nvlink_mesh=0,2", "0 or 1"),
 ])
 def test_parse_vary_errors_name_the_option_the_text_and_what_is_allowed(text, needle):
     with pytest.raises(InputError) as info:
@@ -705,3 +707,14 @@ def test_a_two_gpu_deployments_what_if_keeps_its_prefill_gpu_and_varies_the_deco
     assert (np.diff(best) >= -1e-9 * best[:-1]).all()
     assert plan_text(result.base).startswith("P ") and "H100-SXM-80GB" in plan_text(result.base)
     assert any("stay on H100-SXM-80GB" in n for n in result.notes)
+
+
+def test_a_switch_in_an_amd_server_serves_more_within_a_tight_latency_bound():
+    # eight MI300X in a full mesh: a tensor-parallel group of four drives three of each GPU's seven
+    # links; the same GPUs behind a switch drive all of them (the co-design question of a switched
+    # scale-up network for these GPUs)
+    serving = {"name": "mi300x", "model": "llama3.1-70b", "precision": "fp8", "workload": "inference",
+               "cluster": {"gpu": "MI300X", "num_gpus": 8}, "parallel": {"tp": 8},
+               "inference": {"input_len": 1000, "output_len": 1000, "mode": "offline_max_throughput"}}
+    rows = whatif(serving, {"nvlink_mesh": [0, 1]}, max_itl_ms=15.0).points.set_index("nvlink_mesh")
+    assert rows.loc[0, "best_tokens_per_s_per_gpu"] > 1.2 * rows.loc[1, "best_tokens_per_s_per_gpu"]

@@ -70,6 +70,8 @@ KNOBS: dict[str, tuple[tuple[str, ...], str]] = {
                    "the special-function units keep exp_tera_per_s)"),
     "nvlink_gbps": (("nvlink_bw",), "GB/s per GPU, both directions (nvlink_bw = x * 1e9 / 2 bytes/s)"),
     "nvlink_domain": (("nvlink_domain",), "GPUs per NVLink domain (an integer)"),
+    "nvlink_mesh": (("nvlink_mesh",), "how a domain's GPUs are linked: 1 a full mesh of direct links (AMD's "
+                    "Infinity Fabric: a group of k of D GPUs drives k - 1 of their D - 1 links), 0 a switch"),
     "gpus_per_node": (("nvlink_domain",), "GPUs per server, whose NVLink switch joins them (an integer; "
                       "sets the NVLink domain unless nvlink_domain is a knob too)"),
     "scaleout_gbitps": (("scaleout_bw",), "Gbit/s per GPU, one direction (scaleout_bw = x * 1e9 / 8 bytes/s)"),
@@ -98,6 +100,8 @@ CLUSTER_WIDE_FIELDS = ("gpu", "num_gpus", "scaleout_gbitps", "scaleout_latency_u
 INTEGER_KNOBS = ("nvlink_domain", "gpus_per_node")
 #: Knobs that may be 0 (all others must be > 0).
 NONNEGATIVE_KNOBS = ("price_per_gpu_hour", "l2_mb")
+#: Knobs that are 0 or 1 (a choice of two designs).
+FLAG_KNOBS = ("nvlink_mesh",)
 
 #: Metrics an objective may name (every one is a cost-model output except ``num_gpus``, an
 #: input, and ``time_to_train_s`` = train_tokens / tokens_per_s).
@@ -499,6 +503,7 @@ class HardwareSpace(Spec):
     peak_scale: KnobSpec | None = None
     nvlink_gbps: KnobSpec | None = None
     nvlink_domain: KnobSpec | None = None
+    nvlink_mesh: KnobSpec | None = None
     gpus_per_node: KnobSpec | None = None
     scaleout_gbitps: KnobSpec | None = None
     host_link_gbps: KnobSpec | None = None
@@ -516,7 +521,11 @@ class HardwareSpace(Spec):
         numbers = list(knob.values) if knob.values is not None else [knob.low, knob.high]
         if knob.step is not None:
             numbers.append(knob.step)
-        if name in NONNEGATIVE_KNOBS:
+        if name in FLAG_KNOBS:
+            bad = [v for v in numbers if v not in (0, 1)]
+            if bad:
+                raise ValueError(f"{name} takes 0 or 1 (given {', '.join(f'{v:g}' for v in bad)})")
+        elif name in NONNEGATIVE_KNOBS:
             bad = [v for v in numbers if v < 0]
             if bad:
                 raise ValueError(f"{name} must be >= 0 (given {', '.join(f'{v:g}' for v in bad)})")
@@ -827,6 +836,7 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any],
     arrays (vectorized). Conversions to SI: hbm_gb -> hbm_bytes = x * 2**30; hbm_tbps ->
     hbm_bw = x * 1e12 bytes/s; peak_scale multiplies peak_flops and peak_flops_16 (FLOP/s);
     nvlink_gbps -> nvlink_bw = x * 1e9 / 2 bytes/s (one direction); nvlink_domain -> GPUs;
+    nvlink_mesh -> 1 (full mesh) or 0 (switch);
     gpus_per_node -> nvlink_domain (servers whose NVLink switch joins their GPUs) unless
     nvlink_domain is set too;
     scaleout_gbitps -> scaleout_bw = x * 1e9 / 8 bytes/s; host_link_gbps -> host_link_bw =
@@ -863,6 +873,8 @@ def hardware_columns(base: dict[str, Any], knobs: dict[str, Any],
         out["nvlink_bw"] = value("nvlink_gbps") * 1e9 / 2.0
     if "nvlink_domain" in knobs:
         out["nvlink_domain"] = value("nvlink_domain")
+    if "nvlink_mesh" in knobs:
+        out["nvlink_mesh"] = value("nvlink_mesh")
     if "scaleout_gbitps" in knobs:
         out["scaleout_bw"] = value("scaleout_gbitps") * 1e9 / 8.0
     if "host_link_gbps" in knobs:

@@ -511,3 +511,17 @@ def test_optuna_proposes_a_named_candidate_by_its_name(tmp_path):
     assert names <= {"cloud-a-a100", "cloud-b-a100"}
     codes = {dict(trial_point(t.params, s)[1])["gpu"] for t in study.get_trials(deepcopy=False)}
     assert codes <= {float(c) for c in s.gpu_choices()}
+
+
+def test_the_nvlink_topology_is_a_hardware_knob_of_zero_or_one():
+    hardware = {**SERVING["hardware"], "nvlink_mesh": {"values": [0, 1]}}
+    space = space_from_dict(edited(SERVING, hardware=hardware))
+    assert space.spec.hardware.nvlink_mesh.values == [0, 1]
+    # the same plans behind a switch and in a mesh: the mesh is never faster, and slower for some
+    switch, mesh = (score_point(space, 8, {"gpu": float(gpu_code(H100)), "nvlink_mesh": m}) for m in (0.0, 1.0))
+    assert (mesh["hw.nvlink_mesh"] == 1.0).all() and len(mesh) == len(switch)
+    ok = switch["feasible"].to_numpy(dtype=bool) & mesh["feasible"].to_numpy(dtype=bool)
+    slow, fast = mesh["itl_ms"].to_numpy()[ok], switch["itl_ms"].to_numpy()[ok]
+    assert (slow >= fast * (1 - 1e-12)).all() and (slow > fast * 1.01).any()
+    with pytest.raises(InputError, match="nvlink_mesh takes 0 or 1"):
+        space_from_dict(edited(SERVING, hardware={**SERVING["hardware"], "nvlink_mesh": {"values": [0, 2]}}))
