@@ -383,9 +383,20 @@ def case(r, bench=None):
     notes += (f"Precision {r['prec']} as the config states{' (inferred here)' if guessed else ''}; "
               f"KV cache {'FP8 as stated' if r['kv'] else 'dtype not in the configs read (dse default)'}; "
               f"{mnt}. {b['model_src']}.")
+    return assemble_case(f"mlperf-inf-{r['key']}",
+                         f"MLPerf Inference {r['rnd']} closed NVIDIA {r['bench']} {r['scen']} ({res}); config {cfg}",
+                         r, model, (n, tp, pp, dp, ep), inf, per_gpu, inferred, notes, online)
+
+
+def assemble_case(case_id, source, r, model, plan, inf, per_gpu, inferred, notes, online):
+    """One MLPerf serving case from a result row ``r`` (its precision, GPU, GPUs per node, tokens/s,
+    samples/s and mean latencies) and the pieces worked out from it: ``plan`` = (GPUs, tp, pp, dp,
+    ep); the target is output tokens/s per GPU; an online run's mean TTFT and TPOT go to ``also``.
+    Shared with build_mlperf_inference_amd.py."""
+    n, tp, pp, dp, ep = plan
     c = {
-        "id": f"mlperf-inf-{r['key']}",
-        "source": f"MLPerf Inference {r['rnd']} closed NVIDIA {r['bench']} {r['scen']} ({res}); config {cfg}",
+        "id": case_id,
+        "source": source,
         "reliability": "B",
         "workload": "inference",
         "precision": r["prec"],

@@ -56,6 +56,7 @@ ntuhpc/inference_results_v5.1, not read within this builder's time budget); the 
 import os
 
 from build_mlperf_inference import BENCH as BENCH_NV
+from build_mlperf_inference import assemble_case
 from build_mlperf_inference_more import BENCH as BENCH_MORE
 from case_files import write_cases
 
@@ -372,29 +373,9 @@ def case(r):
     mnt = (f"max_num_batched_tokens {r['mnt']} {'as stated' if st == 'read' else 'assumed'}" if r["mnt"]
            else "max_num_batched_tokens not in the files read")
     notes += f"Precision {r['prec']} {prec_src}; {kv_txt}; {mnt}. {b['model_src']}."
-    c = {
-        "id": f"mlperf-inf-amd-{r['key']}",
-        "source": f"MLPerf Inference {r['rnd']} closed {r['sub']} {r['bench']} {r['scen']} ({res}); "
-                  f"config {r['cfg']}",
-        "reliability": "B",
-        "workload": "inference",
-        "precision": r["prec"],
-        "model": model,
-        "cluster": {"gpu": r["gpu"], "num_gpus": n, "gpus_per_node": r["gpn"]},
-        "parallel": {"tp": tp, "pp": pp, "dp": dp, "cp": 1, "ep": 1, "sp": False, "vpp": 1, "zero": 0,
-                     "recompute": "none", "microbatch": None, "global_batch": None},
-        "inference": inf,
-        "target": {"metric": "tokens_per_s_per_gpu", "value": round(per_gpu, 2)},
-        "also": {"tokens_per_s": r["tok"]},
-        "inferred": sorted(set(inferred)),
-        "notes": notes,
-    }
-    if r.get("sps"):
-        c["also"]["samples_per_s"] = r["sps"]
-    if online and r.get("ttft") is not None:
-        c["also"]["ttft_ms"] = round(r["ttft"], 1)
-        c["also"]["itl_ms"] = round(r["tpot"], 1)
-    return c
+    return assemble_case(f"mlperf-inf-amd-{r['key']}",
+                         f"MLPerf Inference {r['rnd']} closed {r['sub']} {r['bench']} {r['scen']} ({res}); "
+                         f"config {r['cfg']}", r, model, (n, tp, pp, dp, 1), inf, per_gpu, inferred, notes, online)
 
 
 def main():
