@@ -309,8 +309,8 @@ def test_the_shipped_gpu_space_holds_the_readme_figures():
 
 def test_the_shipped_amd_space_holds_the_readme_figures():
     """README (Searching): at the note's prices one MI325X or MI300X serves Llama-3.1-70B for about
-    half what H100s cost down to 25 ms per output token (0.38 and 0.43 USD/Mtok against 0.92 on four
-    H100s; 0.19 / 0.22 / 0.42 at 100 ms), and at 15 ms eight H100s (2.42) beat any AMD group: a
+    half what H100s cost down to 25 ms per output token (0.37 and 0.43 USD/Mtok against 0.92 on four
+    H100s; 0.18 / 0.21 / 0.42 at 100 ms), and at 15 ms eight H100s (2.42) beat any AMD group: a
     tensor-parallel group on a mesh of Infinity Fabric links and RCCL's all-reduce latency."""
     from pathlib import Path
 
@@ -325,8 +325,8 @@ def test_the_shipped_amd_space_holds_the_readme_figures():
         best = rows.loc[rows.groupby("hw.gpu")["cost_per_mtok_usd"].idxmin()]
         return {gpu_name(r["hw.gpu"]): (round(r["cost_per_mtok_usd"], 2), r["num_gpus"]) for _, r in best.iterrows()}
 
-    assert cheapest(25.0) == {"MI325X": (0.38, 1.0), "MI300X": (0.43, 1.0), H100: (0.92, 4.0)}
-    assert {g: c for g, (c, _) in cheapest(100.0).items()} == {"MI325X": 0.19, "MI300X": 0.22, H100: 0.42}
+    assert cheapest(25.0) == {"MI325X": (0.37, 1.0), "MI300X": (0.43, 1.0), H100: (0.92, 4.0)}
+    assert {g: c for g, (c, _) in cheapest(100.0).items()} == {"MI325X": 0.18, "MI300X": 0.21, H100: 0.42}
     tight = cheapest(15.0)
     assert tight[H100] == (2.42, 8.0) and min(c for g, (c, _) in tight.items() if g != H100) > 3 * 2.42
 
