@@ -142,6 +142,7 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
         rec["parallel"]["offload_layers"] = _int(row["offload_layers"])
         rec["parallel"]["host_offload_bytes"] = _num(row.get("host_memory_offload_bytes"))
     rec["attention"] = _attention_text(row, layers)
+    rec["scale_up"] = _mesh_text(row)
     for key in METRIC_KEYS:
         rec[key] = _num(row[key])
     rec["feasible"] = bool(row["feasible"])
@@ -181,6 +182,18 @@ def evaluation_record(row: Any, source: str | None = None) -> dict[str, Any]:
             "memory_bytes": {k: _num(row[c]) for k, c in DLRM_MEMORY_PARTS.items() if c in row},
         }
     return rec
+
+
+def _mesh_text(row: Any) -> str | None:
+    """How a full-mesh domain links its GPUs (one link between each pair), or None behind a switch."""
+    if (_num(row.get("nvlink_mesh")) or 0) <= 0:
+        return None
+    domain, bw = _num(row.get("nvlink_domain")) or 0.0, _num(row.get("nvlink_bw"))
+    if domain < 2 or bw is None:
+        return None
+    link = bw / (domain - 1.0) / 1e9
+    return (f"{int(domain)} GPUs per domain in a full mesh: one {link:.3g} GB/s link (per direction) between each "
+            f"pair, so a group of k of them drives k - 1 of each GPU's {int(domain) - 1} links")
 
 
 def _attention_text(row: Any, layers: float | None) -> str | None:
@@ -344,6 +357,8 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
     console.print(Text(plan))
     if rec.get("attention"):
         console.print(Text(f"attention and experts: {rec['attention']}"))
+    if rec.get("scale_up"):
+        console.print(Text(f"scale-up: {rec['scale_up']}"))
     if rec["feasible"]:
         console.print(Text("feasible", style="bold green"))
     else:

@@ -313,3 +313,17 @@ def test_overlap_and_imbalance_notes_follow_what_the_model_ran():
     frame = dse.evaluate([train, serve])
     rec = evaluation_record(frame.iloc[0], source="test")
     assert "1.3x the mean routed tokens and paces every MoE layer (as stated)" in rec["attention"]
+
+
+def test_a_full_mesh_domain_is_described_and_a_switched_one_is_not():
+    from dse.api import evaluate
+    from dse.report import evaluation_record
+
+    def record(gpu):
+        s = {"name": "m", "model": "llama3.1-8b", "cluster": {"gpu": gpu, "num_gpus": 8},
+             "parallel": {"tp": 2, "global_batch": 64}}
+        return evaluation_record(evaluate(s, explain=False).iloc[0])
+
+    # MI300X: 896 GB/s both directions over 7 links -> 64 GB/s per link and direction
+    assert "one 64 GB/s link" in record("MI300X")["scale_up"]
+    assert record("H100-SXM-80GB")["scale_up"] is None
