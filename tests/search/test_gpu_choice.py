@@ -331,6 +331,26 @@ def test_the_shipped_amd_space_holds_the_readme_figures():
     assert tight[H100] == (2.42, 8.0) and min(c for g, (c, _) in tight.items() if g != H100) > 3 * 2.42
 
 
+def test_the_cloud_instance_space_names_each_instance_and_agrees_with_figure_2():
+    """README (Searching): over MAD-Max's priced A100/H100 instances, Llama-2-13B trains cheapest on 64
+    of Cloud_B's A100-40GB (0.42 USD per million tokens, as figure 2 finds) and fastest per GPU on
+    Cloud_A's H100s; the A100-80GB without NVLink is the slowest per GPU of them."""
+    from pathlib import Path
+
+    from dse.search.space import load_space
+
+    s = load_space(Path(__file__).resolve().parents[2] / "search_spaces" / "llama2_13b_cloud_instances.yaml")
+    assert len(s.gpu_labels()) == 9 and len(set(s.gpu_choices())) == 9  # one preset listed up to four times
+    ok = pd.concat([score_point(s, n, {"gpu": float(code)}) for n in (64, 128) for code in s.gpu_choices()],
+                   ignore_index=True).query("feasible")
+    best = ok.loc[ok.groupby("gpu")["cost_per_mtok_usd"].idxmin()].set_index("gpu")
+    assert best["cost_per_mtok_usd"].idxmin() == "Cloud_B-A100-40GB"
+    assert round(best.loc["Cloud_B-A100-40GB", "cost_per_mtok_usd"], 2) == 0.42
+    assert best.loc["Cloud_B-A100-40GB", "num_gpus"] == 64
+    per_gpu = ok.groupby("gpu")["tokens_per_s_per_gpu"].max()
+    assert per_gpu.idxmax() == "Cloud_A-H100-80GB" and per_gpu.idxmin() == "Cloud_B-A100-80GB-noNVLink"
+
+
 def test_the_shipped_training_gpu_space_holds_the_readme_figures():
     """README (Searching): pre-training Llama-3-70B in FP8 on 128-1,024 GPUs costs least on GB200
     (0.28 USD/Mtok at 4,505 tokens/s per GPU; B200 0.40, H100 0.46, H200 0.56), and 1,024 GB200s
