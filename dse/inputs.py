@@ -191,7 +191,15 @@ def problems_from(
     key_labels = key_labels or {}
     classes, tags, tagged = spec_names(root), union_tags(root), tagged_fields(root)
     out, seen = [], set()
-    for e in err.errors():
+    errors = err.errors()
+    # union branches: pydantic puts each member's name after the union's location ('str', 'GPUCandidateSpec')
+    branches = {(tuple(e["loc"][:i]), e["loc"][i]) for e in errors for i in range(len(e["loc"]))}
+    for e in errors:
+        loc = tuple(e["loc"])
+        if (e["type"] == "string_type" and isinstance(e.get("input"), dict) and loc and loc[-1] == "str"
+                and any(at == loc[:-1] and part != "str" for at, part in branches)):
+            # a union of a name and a mapping, given a mapping: its errors are the mapping branch's
+            continue
         raw = [p for p in e["loc"] if not _is_type_part(p, classes)]
         # a union tag is pydantic's only right after its union field (model.dlrm.tables, not
         # training.dlrm.emb_dtype, where 'dlrm' is a key)
@@ -230,6 +238,8 @@ def problems_from(
             msg = "expected " + hints[plain]
         elif kind in ("model_type", "dict_type"):
             msg = "expected a mapping of keys"
+        elif kind == "string_pattern_mismatch":  # the pattern as written (lower-casing would change it)
+            msg = f"must match the pattern {e['ctx']['pattern']}"
         else:
             msg = e["msg"].lower()
         if (field, msg) in seen:

@@ -545,3 +545,10 @@ def test_the_nvlink_topology_is_a_hardware_knob_of_zero_or_one():
     assert (slow >= fast * (1 - 1e-12)).all() and (slow > fast * 1.01).any()
     with pytest.raises(InputError, match="nvlink_mesh takes 0 or 1"):
         space_from_dict(edited(SERVING, hardware={**SERVING["hardware"], "nvlink_mesh": {"values": [0, 2]}}))
+
+
+def test_a_bad_candidate_mapping_reports_its_own_field_not_the_name_form():
+    values = [{"gpu": H100, "name": "Cloud A", "price_per_gpu_hour": 2.0}, {"gpu": H200, "price_per_gpu_hour": 3.0}]
+    found = problems(edited(SERVING, hardware={"gpu": {"values": values}}))
+    # one problem, at the candidate's name, with the pattern as written (not lower-cased)
+    assert found == {"hardware.gpu.values.0.name": "must match the pattern ^[A-Za-z0-9._-]+$"}
