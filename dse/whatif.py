@@ -110,7 +110,8 @@ RESOURCE = {
 #: Units of the knobs, for tables and axes.
 UNITS = {
     "hbm_gb": "GiB", "hbm_tbps": "TB/s", "peak_scale": "x", "nvlink_gbps": "GB/s",
-    "nvlink_domain": "GPUs", "nvlink_mesh": "1 mesh, 0 switch", "gpus_per_node": "GPUs", "scaleout_gbitps": "Gbit/s", "host_link_gbps": "GB/s",
+    "nvlink_domain": "GPUs", "nvlink_mesh": "1 mesh, 0 switch", "gpus_per_node": "GPUs",
+    "scaleout_gbitps": "Gbit/s", "host_link_gbps": "GB/s",
     "exp_tera_per_s": "T/s", "l2_mb": "MiB",
     "price_per_gpu_hour": "USD/GPU-h", "power_w": "W", "num_gpus": "GPUs",
 }
