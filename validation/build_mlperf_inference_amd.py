@@ -6,9 +6,15 @@ docstring first: targets, modes, replicas, mean lengths and reliability are the 
 Submissions: AMD's own (v4.1 MI300X; v5.0 MI325X; v5.1 MI300X and MI325X; v6.0 MI355X), all with AMD's vLLM harness
 (``SUT name : PySUT``; one vLLM engine per GPU, TP 1, behind one LoadGen), and two partners running the same
 kind of engine: MangoBoost (v5.0, LLMBoost on 4 nodes x 8 MI300X, 32 TP-1 workers) and Vultr (v5.1, AMD's harness on
-8 x MI325X). Benchmarks: ``llama2-70b`` (Offline, Server and, v5.1+, the Interactive scenario, written with
+8 x MI325X). v5.1 partners added from the same fork (closed/<Submitter>/): GigaComputing and MiTAC (8 x MI325X)
+and Dell (8 x MI300X) with AMD's harness, Vultr's Mixtral Server run, and the LLMBoost single-node runs of MangoBoost
+(8 x MI300X; 8 x MI325X, whose Offline result AMD's harness produced), Dell_MangoBoost (8 x MI300X) and Supermicro
+(8 x MI325X). Where a partner's code/ folder lacks the yaml of its GPU and scenario, another stored copy of AMD's
+v5.1 harness yaml for that GPU and scenario is assumed (cfg_state 'other-system', the copy named); LLMBoost states
+no engine settings in v5.1, so those rows are 'plan-only' (TP 1 x 8 replicas as in MangoBoost's v5.0 scripts).
+Benchmarks: ``llama2-70b`` (Offline, Server and, v5.1+, the Interactive scenario, written with
 build_mlperf_inference_more.py's ``llama2-70b-interactive`` facts: the same data set under TTFT 450 ms / TPOT 40 ms)
-and ``mixtral-8x7b`` (v5.1 Offline). AMD submitted no llama3.1-405b result in the rounds read.
+and ``mixtral-8x7b`` (v5.1 Offline; Server for the partners). AMD submitted no llama3.1-405b result in the rounds read.
 
 Usage: python validation/build_mlperf_inference_amd.py   (no network: every number below was read from the public
 result logs, README result tables and engine configs named in each row and is kept here as a literal).
@@ -42,16 +48,16 @@ fp8`` in v5.x) -> ``precision: fp8``. MI355X (v6.0) loads the FP4 checkpoint of 
 precision in ``inferred``.
 
 Left out (and why): the v5.1 AMD 8xMI325X Server result (32,027.6 tokens/s; neither a summary nor AMD's MI325X
-user.conf is stored, so no offered rate) and the second v5.1 MI325X system ``8xMI325X_2xEPYC_9575F_2`` (vLLM
-0.6.5; Offline 34,555.0 repeats system _1's 34,520.4 within 0.1%, Interactive 18,407.2 has no stored rate); the v5.1
+user.conf is stored, so no offered rate) and the second v5.1 MI325X system ``8xMI325X_2xEPYC_9575F_2`` (vLLM 0.6.5;
+Offline 34,555.0 repeats system _1's 34,520.4 within 0.1%, Interactive 18,407.2 has no stored rate); the v5.1
 mixtral-8x7b Server results (AMD MI300X 47,804.3 and MI325X 59,783.6: README only, no MI300X/MI325X Mixtral Server
-rate stored in AMD's folder) and Vultr's Mixtral Server run (not read); the v6.0 multi-node MI355X systems
-(87xMI355X_22xEPYC_9575F, 94xMI355X_24xEPYC_9575F: 87 GPUs on 22 sockets is not 8 per node, no engine config or
-system description stored, so the plan is not clear); v6.0 gpt-oss-120b (no model block among the MLPerf
-builders; not read); MangoBoost's heterogeneous v5.1 system (32 MI300X + 16 MI325X in one result) and its v5.1
-single-node runs, GigaComputing's, Supermicro's, Dell's and the other v5.1 partners' MI300X/MI325X results (stored in
-ntuhpc/inference_results_v5.1, not read within this builder's time budget); the 99.9 result of a system where its
-99 result was read or vice versa (the same engine; AMD's README tables print identical numbers for both).
+rate stored in AMD's folder); the v6.0 multi-node MI355X systems (87xMI355X_22xEPYC_9575F, 94xMI355X_24xEPYC_9575F:
+87 GPUs on 22 sockets is not 8 per node, no engine config or system description stored, so the plan is not clear);
+v6.0 gpt-oss-120b (no model block among the MLPerf builders; not read); MangoBoost's heterogeneous v5.1 system (32
+MI300X + 16 MI325X in one result); v5.1 Dell_MangoBoost 16xMI300X_4xXeon_8460Y (two LLMBoost nodes; not read within
+the time budget); v5.1 ASUSTeK ESC_A8A_MI325X_256GBx8 (summaries stored, but its code/ folder holds no AMD-harness
+file or engine config; not read); the 99.9 result of a system where its 99 result was read or vice versa (the same
+engine; AMD's README tables print identical numbers for both).
 """
 import os
 
@@ -273,6 +279,237 @@ RESULTS = [
          extra="Vultr's folder stores its Mixtral MI300X yaml, not the MI325X one: AMD's offline_mi325x.yaml of "
                "the same harness is assumed (TP 1, FP8 weights and KV cache, max_num_seqs 4736, "
                "max_num_batched_tokens 51200). Summary target_qps 470."),
+    # ------------------------------------------------------------------ v5.1 partners with AMD's harness (vLLM, FP8)
+    # GigaComputing G893-ZX1-AAX2, 8 x MI325X: its code/ folder stores the Server, Interactive and Mixtral yamls.
+    dict(key="v5.1-gigacomputing-mi325x8-llama2-offline", rnd="v5.1", sub="GigaComputing",
+         eng="vLLM (AMD harness_llm)", bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9575F",
+         acc="llama2-70b-99", scen="Offline", gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=65536,
+         mb=2700, tok=34483.2, sps=114.578,
+         cfg=f"{C51}: {A}/code/llama2-70b-99/harness_llm/models/llama2-70b/offline_mi325x.yaml (AMD's); "
+             f"closed/GigaComputing/measurements/8xMI325X_2xEPYC_9575F/llama2-70b-99.9/Offline/README.md",
+         cfg_state="other-system",
+         extra="GigaComputing G893-ZX1-AAX2 (8 x MI325X 256 GB) with AMD's harness. The measurements README runs "
+               "main.py --config-name offline_mi325x harness_config.device_count=8; GigaComputing's code/ folder "
+               "does not store that yaml, so AMD's offline_mi325x.yaml of the same harness is assumed (TP 1, "
+               "quantization fp8, max_num_seqs 2700, max_num_batched_tokens 65536, no kv_cache_dtype). Summary "
+               "target_qps 114."),
+    dict(key="v5.1-gigacomputing-mi325x8-llama2-server", rnd="v5.1", sub="GigaComputing",
+         eng="vLLM (AMD harness_llm)", bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9575F",
+         acc="llama2-70b-99", scen="Server", gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=40960,
+         mb=1024, tok=32139.41, sps=106.98, sched=110.03, ttft=857.903548, tpot=144.574682,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99/harness_llm/models/llama2-70b/server_mi325x.yaml",
+         cfg_state="read",
+         extra="server_mi325x.yaml: tensor_parallel_size 1, quantization fp8, max_num_seqs 1024, "
+               "max_num_batched_tokens 40960, no chunked prefill, num_scheduler_steps 9, gpu_memory_utilization "
+               "1.0, target decode batch 512-832, sync engine, device_count 8; no kv_cache_dtype. Summary "
+               "target_qps 109.5."),
+    dict(key="v5.1-gigacomputing-mi325x8-llama2-interactive", rnd="v5.1", sub="GigaComputing",
+         eng="vLLM V1 (AMD harness_llm)", bench="llama2-70b-interactive", repo=V51, sysdir="8xMI325X_2xEPYC_9575F",
+         acc="llama2-70b-99", scen="Interactive", gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=43008,
+         mb=3840, tok=18825.92, sps=62.68, sched=63.40, ttft=117.704695, tpot=34.853577,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99.9/harness_llm/models/llama2-70b/"
+             f"interactive_mi325x.yaml", cfg_state="read",
+         extra="interactive_mi325x.yaml (benchmark llama2-70b-interactive; the 99 and 99.9 runs share the harness): "
+               "tensor_parallel_size 1, quantization fp8, vLLM V1 engine (async), chunked prefill on, "
+               "max_num_batched_tokens 43008, max_num_seqs 3840, num_scheduler_steps 1, block_size 16, load "
+               "balancing shortest_queue_with_tokens; no kv_cache_dtype. Summary target_qps 63."),
+    dict(key="v5.1-gigacomputing-mi325x8-mixtral-offline", rnd="v5.1", sub="GigaComputing",
+         eng="vLLM (AMD harness_llm)", bench="mixtral-8x7b", repo=V51, sysdir="8xMI325X_2xEPYC_9575F",
+         acc="mixtral-8x7b", scen="Offline", gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv="fp8", mnt=65000,
+         mb=4736, tok=69692.0, sps=486.178,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99.9/harness_llm/models/mixtral-8x7b/"
+             f"offline_mi325x.yaml", cfg_state="read",
+         extra="offline_mi325x.yaml (benchmark mixtral-8x7b): tensor_parallel_size 1, quantization fp8, "
+               "kv_cache_dtype fp8, max_num_seqs 4736, max_num_batched_tokens 65000, no chunked prefill, "
+               "num_scheduler_steps 13, gpu_memory_utilization 0.96, AITER 2-stage MoE, device_count 8. Summary "
+               "target_qps 475."),
+    dict(key="v5.1-gigacomputing-mi325x8-mixtral-server", rnd="v5.1", sub="GigaComputing",
+         eng="vLLM (AMD harness_llm)", bench="mixtral-8x7b", repo=V51, sysdir="8xMI325X_2xEPYC_9575F",
+         acc="mixtral-8x7b", scen="Server", gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv="fp8", mnt=32000,
+         mb=2560, tok=58242.65, sps=401.48, sched=405.15, ttft=981.795686, tpot=144.668501,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99/harness_llm/models/mixtral-8x7b/server_mi325x.yaml",
+         cfg_state="read",
+         extra="server_mi325x.yaml (benchmark mixtral-8x7b): tensor_parallel_size 1, quantization fp8, "
+               "kv_cache_dtype fp8, max_num_seqs 2560, max_num_batched_tokens 32000, no chunked prefill, "
+               "num_scheduler_steps 10, sync engine, load balancing shortest_queue_with_tokens, device_count 8. "
+               "Summary target_qps 405."),
+    # MiTAC, 8 x MI325X (2 x EPYC 9755): its code/ folder stores the llama2 Offline MI325X yaml (others: MI300X).
+    dict(key="v5.1-mitac-mi325x8-llama2-offline", rnd="v5.1", sub="MiTAC", eng="vLLM (AMD harness_llm)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9755", acc="llama2-70b-99.9", scen="Offline",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=65536, mb=2700, tok=33703.0, sps=111.994,
+         cfg=f"{C51}: closed/MiTAC/code/llama2-70b-99.9/harness_llm/models/llama2-70b/offline_mi325x.yaml",
+         cfg_state="read",
+         extra="MiTAC 8 x MI325X with AMD's harness. offline_mi325x.yaml: tensor_parallel_size 1, quantization "
+               "fp8, max_num_seqs 2700, max_num_batched_tokens 65536, no chunked prefill, num_scheduler_steps 7, "
+               "gpu_memory_utilization 0.98, target decode batch 2048, device_count 8; no kv_cache_dtype. Summary "
+               "target_qps 125 (min_duration 20 min)."),
+    dict(key="v5.1-mitac-mi325x8-llama2-server", rnd="v5.1", sub="MiTAC", eng="vLLM (AMD harness_llm)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9755", acc="llama2-70b-99.9", scen="Server",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=40960, mb=1024, tok=31755.66, sps=105.47,
+         sched=108.27, ttft=868.390924, tpot=148.840515,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99/harness_llm/models/llama2-70b/server_mi325x.yaml "
+             f"(another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="MiTAC's folder stores llama2 server_mi300x.yaml, not the MI325X one: GigaComputing's "
+               "server_mi325x.yaml of the same harness is assumed (TP 1, FP8, max_num_seqs 1024, "
+               "max_num_batched_tokens 40960, no kv_cache_dtype). Summary target_qps 108."),
+    dict(key="v5.1-mitac-mi325x8-llama2-interactive", rnd="v5.1", sub="MiTAC", eng="vLLM V1 (AMD harness_llm)",
+         bench="llama2-70b-interactive", repo=V51, sysdir="8xMI325X_2xEPYC_9755", acc="llama2-70b-99",
+         scen="Interactive", gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=43008, mb=3840,
+         tok=18846.10, sps=62.80, sched=63.40, ttft=118.507492, tpot=34.297148,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99.9/harness_llm/models/llama2-70b/"
+             f"interactive_mi325x.yaml (another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="No interactive yaml in MiTAC's folder: GigaComputing's interactive_mi325x.yaml (the same as "
+               "Vultr's: TP 1, FP8, V1 engine, chunked prefill, max_num_seqs 3840, max_num_batched_tokens 43008) "
+               "is assumed. Summary target_qps 63."),
+    dict(key="v5.1-mitac-mi325x8-mixtral-offline", rnd="v5.1", sub="MiTAC", eng="vLLM (AMD harness_llm)",
+         bench="mixtral-8x7b", repo=V51, sysdir="8xMI325X_2xEPYC_9755", acc="mixtral-8x7b", scen="Offline",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv="fp8", mnt=51200, mb=4736, tok=67964.4, sps=474.238,
+         cfg=f"{C51}: {A}/code/mixtral-8x7b/harness_llm/models/mixtral-8x7b/offline_mi325x.yaml (AMD's)",
+         cfg_state="other-system",
+         extra="No Mixtral Offline yaml in MiTAC's folder: AMD's offline_mi325x.yaml is assumed (TP 1, FP8 weights "
+               "and KV cache, max_num_seqs 4736, max_num_batched_tokens 51200). Summary target_qps 474."),
+    dict(key="v5.1-mitac-mi325x8-mixtral-server", rnd="v5.1", sub="MiTAC", eng="vLLM (AMD harness_llm)",
+         bench="mixtral-8x7b", repo=V51, sysdir="8xMI325X_2xEPYC_9755", acc="mixtral-8x7b", scen="Server",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv="fp8", mnt=32000, mb=2560, tok=57087.13, sps=397.31,
+         sched=399.89, ttft=805.827777, tpot=115.984790,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99/harness_llm/models/mixtral-8x7b/server_mi325x.yaml "
+             f"(another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="MiTAC's folder stores the Mixtral server_mi300x.yaml (max_num_seqs 4096), not the MI325X one: "
+               "GigaComputing's server_mi325x.yaml is assumed (TP 1, FP8 weights and KV cache, max_num_seqs 2560, "
+               "max_num_batched_tokens 32000). Summary target_qps 400."),
+    # Dell PowerEdge XE9680, 8 x MI300X: AMD's harness (PySUT); Dell's code/ folder stores no engine yaml.
+    dict(key="v5.1-dell-mi300x8-llama2-offline", rnd="v5.1", sub="Dell", eng="vLLM (AMD harness_llm)",
+         bench="llama2-70b", repo=V51, sysdir="XE9680_MI300X_192GBx8", acc="llama2-70b-99", scen="Offline",
+         gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=40960, mb=1792, tok=27325.9, sps=90.5808,
+         cfg=f"{C51}: {A}/code/llama2-70b-99.9/harness_llm/models/llama2-70b/offline_mi300x.yaml (AMD's)",
+         cfg_state="other-system",
+         extra="Dell XE9680 (8 x MI300X 192 GB) with AMD's harness (SUT PySUT; harness_llm files in Dell's code/ "
+               "folder, no yaml stored): AMD's offline_mi300x.yaml is assumed (TP 1, FP8, max_num_seqs 1792, "
+               "max_num_batched_tokens 40960, no kv_cache_dtype). Summary target_qps 93."),
+    dict(key="v5.1-dell-mi300x8-llama2-server", rnd="v5.1", sub="Dell", eng="vLLM (AMD harness_llm)",
+         bench="llama2-70b", repo=V51, sysdir="XE9680_MI300X_192GBx8", acc="llama2-70b-99.9", scen="Server",
+         gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=40960, mb=650, tok=24747.58, sps=82.24,
+         sched=83.09, ttft=924.316222, tpot=145.809116,
+         cfg=f"{C51}: closed/MiTAC/code/mixtral-8x7b/harness_llm/models/llama2-70b/server_mi300x.yaml "
+             f"(another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="No yaml in Dell's folder: the llama2 server_mi300x.yaml stored in MiTAC's copy of AMD's harness is "
+               "assumed (TP 1, FP8, max_num_seqs 650, max_num_batched_tokens 40960, no chunked prefill, target "
+               "decode batch 352-608, no kv_cache_dtype). Summary target_qps 83."),
+    dict(key="v5.1-dell-mi300x8-llama2-interactive", rnd="v5.1", sub="Dell", eng="vLLM (AMD harness_llm)",
+         bench="llama2-70b-interactive", repo=V51, sysdir="XE9680_MI300X_192GBx8", acc="llama2-70b-99.9",
+         scen="Interactive", gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=40960, mb=600,
+         tok=8455.14, sps=28.13, sched=28.42, ttft=199.947734, tpot=32.317071,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99/harness_llm/models/llama2-70b/interactive_mi300x.yaml "
+             f"(another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="No yaml in Dell's folder: the interactive_mi300x.yaml stored in GigaComputing's copy of AMD's "
+               "harness is assumed (benchmark llama2-70b-interactive: TP 1, FP8, sync engine, no chunked "
+               "prefill, max_num_seqs 600, max_num_batched_tokens 40960, num_scheduler_steps 8; no "
+               "kv_cache_dtype). Summary target_qps 28.3."),
+    dict(key="v5.1-dell-mi300x8-mixtral-offline", rnd="v5.1", sub="Dell", eng="vLLM (AMD harness_llm)",
+         bench="mixtral-8x7b", repo=V51, sysdir="XE9680_MI300X_192GBx8", acc="mixtral-8x7b", scen="Offline",
+         gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv="fp8", mnt=65000, mb=5000, tok=53333.9, sps=371.628,
+         cfg=f"{C51}: closed/Vultr/code/mixtral-8x7b/harness_llm/models/mixtral-8x7b/offline_mi300x.yaml "
+             f"(another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="No yaml in Dell's folder: Vultr's Mixtral offline_mi300x.yaml is assumed, as for AMD's MI300X "
+               "row (TP 1, FP8 weights and KV cache, max_num_seqs 5000, max_num_batched_tokens 65000). Summary "
+               "target_qps 380."),
+    dict(key="v5.1-dell-mi300x8-mixtral-server", rnd="v5.1", sub="Dell", eng="vLLM (AMD harness_llm)",
+         bench="mixtral-8x7b", repo=V51, sysdir="XE9680_MI300X_192GBx8", acc="mixtral-8x7b", scen="Server",
+         gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv="fp8", mnt=32000, mb=4096, tok=47801.88, sps=332.90,
+         sched=334.53, ttft=820.668177, tpot=139.100615,
+         cfg=f"{C51}: closed/MiTAC/code/llama2-70b-99/harness_llm/models/mixtral-8x7b/server_mi300x.yaml "
+             f"(another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="No yaml in Dell's folder: the Mixtral server_mi300x.yaml stored in MiTAC's copy of AMD's harness "
+               "is assumed (TP 1, FP8 weights and KV cache, max_num_seqs 4096, max_num_batched_tokens 32000, no "
+               "chunked prefill, num_scheduler_steps 8). Summary target_qps 335."),
+    # Vultr's Mixtral Server run (its Offline run is above).
+    dict(key="v5.1-vultr-mi325x8-mixtral-server", rnd="v5.1", sub="Vultr", eng="vLLM (AMD harness_llm)",
+         bench="mixtral-8x7b", repo=V51, sysdir="8xMI325X_2xEPYC_9575F", acc="mixtral-8x7b", scen="Server",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv="fp8", mnt=32000, mb=2560, tok=56653.68, sps=390.85,
+         sched=394.43, ttft=849.474674, tpot=122.976298,
+         cfg=f"{C51}: closed/GigaComputing/code/llama2-70b-99/harness_llm/models/mixtral-8x7b/server_mi325x.yaml "
+             f"(another partner's copy of AMD's harness)", cfg_state="other-system",
+         extra="Vultr's folder stores no Mixtral MI325X Server yaml: GigaComputing's server_mi325x.yaml of the "
+               "same harness is assumed (TP 1, FP8 weights and KV cache, max_num_seqs 2560, "
+               "max_num_batched_tokens 32000). Summary target_qps 394."),
+    # ------------------------------------------------------------------ v5.1 LLMBoost single-node runs
+    # MangoBoost's v5.1 README (closed/MangoBoost/measurements/8xMI325X_2xEPYC_9655/llama2-70b-99/Offline/README.md)
+    # starts LLMBoost with server.py --accelerator_name mi300x|mi325x and states no plan; the v5.0 LLMBoost
+    # scripts (and the single-node command copied into Supermicro's measurements README) run -tp 1 -dp 8.
+    dict(key="v5.1-mangoboost-mi300x8-llama2-offline", rnd="v5.1", sub="MangoBoost", eng="LLMBoost (mlperf-5.1)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI300X_2xEPYC_9534", acc="llama2-70b-99.9", scen="Offline",
+         gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=None, mb=None, tok=27854.4, sps=92.402,
+         cfg=f"{C51}: closed/MangoBoost/measurements/8xMI325X_2xEPYC_9655/llama2-70b-99/Offline/README.md",
+         cfg_state="plan-only",
+         extra="MangoBoost 8 x MI300X (EPYC 9534), LLMBoost service on the node driven by client.py ('Network "
+               "SUT'). The v5.1 README states no plan or batch limits (server.py --test_mode Offline "
+               "--accelerator_name mi300x, model AMD's FP8 quantized llama2-70b): TP 1 with 8 replicas, as in "
+               "MangoBoost's v5.0 scripts (-tp 1 -dp 8), and FP8 assumed. Summary target_qps 92, min_duration 1 h."),
+    dict(key="v5.1-mangoboost-mi300x8-llama2-server", rnd="v5.1", sub="MangoBoost", eng="LLMBoost (mlperf-5.1)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI300X_2xEPYC_9534", acc="llama2-70b-99.9", scen="Server",
+         gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=None, mb=None, tok=24860.48, sps=82.59,
+         sched=83.01, ttft=988.846748, tpot=134.398162,
+         cfg=f"{C51}: closed/MangoBoost/measurements/8xMI325X_2xEPYC_9655/llama2-70b-99/Offline/README.md",
+         cfg_state="plan-only",
+         extra="LLMBoost server.py --test_mode Server --accelerator_name mi300x ('Network SUT'); plan and batch "
+               "limits not stated: TP 1 x 8 replicas and FP8 assumed as for Offline. Summary target_qps 83, "
+               "min_duration 1 h."),
+    dict(key="v5.1-mangoboost-mi325x8-llama2-offline", rnd="v5.1", sub="MangoBoost", eng="vLLM (AMD harness_llm)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9655", acc="llama2-70b-99.9", scen="Offline",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=65536, mb=2700, tok=34454.4, sps=114.536,
+         cfg=f"{C51}: {A}/code/llama2-70b-99/harness_llm/models/llama2-70b/offline_mi325x.yaml (AMD's); "
+             f"closed/MangoBoost/measurements/8xMI325X_2xEPYC_9655/llama2-70b-99/Offline/README.md",
+         cfg_state="other-system",
+         extra="MangoBoost 8 x MI325X (EPYC 9655). The README: this one result was produced with AMD's harness "
+               "(submission/llama2_70b.sh GPU_NAME=mi325x GPU_COUNT=8; SUT PySUT), so AMD's offline_mi325x.yaml "
+               "is assumed (TP 1, FP8, max_num_seqs 2700, max_num_batched_tokens 65536, no kv_cache_dtype). "
+               "Summary target_qps 116, min_duration 1 h."),
+    dict(key="v5.1-mangoboost-mi325x8-llama2-server", rnd="v5.1", sub="MangoBoost", eng="LLMBoost (mlperf-5.1)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9655", acc="llama2-70b-99.9", scen="Server",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=None, mb=None, tok=31671.85, sps=105.45,
+         sched=108.52, ttft=823.876605, tpot=132.734431,
+         cfg=f"{C51}: closed/MangoBoost/measurements/8xMI325X_2xEPYC_9655/llama2-70b-99/Offline/README.md",
+         cfg_state="plan-only",
+         extra="The README runs LLMBoost (server.py --test_mode Server --accelerator_name mi325x) for this result, "
+               "though the summary names the SUT 'PySUT' (AMD's harness name): either engine runs one TP-1 "
+               "replica per GPU in the files read, so TP 1 x 8 and FP8 are assumed, batch limits left to dse. "
+               "Summary target_qps 108 (measurements user.conf: 107), min_duration 10 min."),
+    dict(key="v5.1-dell-mangoboost-mi300x8-llama2-offline", rnd="v5.1", sub="Dell_MangoBoost",
+         eng="LLMBoost (mlperf-5.1)", bench="llama2-70b", repo=V51, sysdir="8xMI300X_2xXeon_8460Y",
+         acc="llama2-70b-99.9", scen="Offline", gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=None,
+         mb=None, tok=27678.1, sps=91.7054,
+         cfg=f"{C51}: closed/MangoBoost/measurements/8xMI325X_2xEPYC_9655/llama2-70b-99/Offline/README.md "
+             f"(MangoBoost's LLMBoost instructions)", cfg_state="plan-only",
+         extra="Dell and MangoBoost: 8 x MI300X with two Xeon 8460Y hosts, LLMBoost driven over the network "
+               "('Network SUT'); no engine config stored (Dell_MangoBoost's code/ holds AMD's v5.0 harness "
+               "README): TP 1 x 8 replicas and FP8 assumed as for MangoBoost's MI300X node. Summary target_qps "
+               "92, min_duration 90 min."),
+    dict(key="v5.1-dell-mangoboost-mi300x8-llama2-server", rnd="v5.1", sub="Dell_MangoBoost",
+         eng="LLMBoost (mlperf-5.1)", bench="llama2-70b", repo=V51, sysdir="8xMI300X_2xXeon_8460Y",
+         acc="llama2-70b-99.9", scen="Server", gpu="MI300X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=None,
+         mb=None, tok=24532.70, sps=81.53, sched=81.89, ttft=975.311119, tpot=133.726060,
+         cfg=f"{C51}: closed/MangoBoost/measurements/8xMI325X_2xEPYC_9655/llama2-70b-99/Offline/README.md "
+             f"(MangoBoost's LLMBoost instructions)", cfg_state="plan-only",
+         extra="LLMBoost ('Network SUT') on 8 x MI300X with Xeon 8460Y hosts; TP 1 x 8 and FP8 assumed, batch "
+               "limits left to dse. Summary target_qps 82, min_duration 90 min."),
+    dict(key="v5.1-supermicro-mi325x8-llama2-offline", rnd="v5.1", sub="Supermicro", eng="LLMBoost (Mango LLMBoost)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9575F", acc="llama2-70b-99.9", scen="Offline",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=None, mb=None, tok=33468.4, sps=111.356,
+         cfg=f"{C51}: closed/Supermicro/measurements/8xMI325X_2xEPYC_9575F/llama2-70b-99/Offline/README.md",
+         cfg_state="plan-only",
+         extra="Supermicro 8 x MI325X (EPYC 9575F); system description framework 'Mango LLMBoost AI Enterprise "
+               "Platform'. The measurements README (a copy of MangoBoost's v5.0 one) runs the single node with "
+               "mlperf.py -tp 1 -dp 8 (FP8 quantized llama2-70b); no max_num_seqs for the single node. The summary "
+               "names the SUT 'PySUT'. Summary target_qps 116, min_duration 1 h."),
+    dict(key="v5.1-supermicro-mi325x8-llama2-server", rnd="v5.1", sub="Supermicro", eng="LLMBoost (Mango LLMBoost)",
+         bench="llama2-70b", repo=V51, sysdir="8xMI325X_2xEPYC_9575F", acc="llama2-70b-99", scen="Server",
+         gpu="MI325X", n=8, gpn=8, tp=1, prec="fp8", kv=None, mnt=None, mb=None, tok=31646.17, sps=105.35,
+         sched=105.84, ttft=831.411232, tpot=131.759837,
+         cfg=f"{C51}: closed/Supermicro/measurements/8xMI325X_2xEPYC_9575F/llama2-70b-99/Offline/README.md",
+         cfg_state="plan-only",
+         extra="Single-node Server command of the README: mlperf.py -tp 1 -dp 8 --gpu_batch_size 48 "
+               "--batcher_threshold 0.2 --load_balancing_mode batching (no max_num_seqs). Summary target_qps 106 "
+               "(measurements user.conf: 108), min_duration 1 h."),
     # ------------------------------------------------------------------ v6.0, AMD, llama2-70b (MI355X, FP4)
     dict(key="v6.0-mi355x8-llama2-offline", rnd="v6.0", sub="AMD", eng="vLLM (AMD harness_llm)",
          bench="llama2-70b", repo=V60, sysdir="8xMI355X_2xEPYC_9575F", acc="llama2-70b-99.9", scen="Offline",
