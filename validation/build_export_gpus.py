@@ -167,14 +167,8 @@ INTERNAL_352B = {"name": "Internal-352B (MegaScale-MoE)", "family": "moe", "laye
                  "vocab": 65536,
                  "moe": {"experts": 32, "top_k": 3, "expert_ffn_hidden": 14336, "shared_experts": 0,
                          "dense_layers": 0}}
-#: DeepSeek-R1 = DeepSeek-V3 architecture (the block of build_disaggregated.py / dse preset deepseek-v3,
-#: copied here as a literal)
-DSV3 = {"name": "DeepSeek-V3", "family": "moe", "layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128,
-        "head_dim": None, "ffn_hidden": 18432, "ffn_act": "swiglu", "vocab": 129280,
-        "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3,
-                "expert_groups": 8, "top_groups": 4, "router_skew": 2.16},
-        "mla": {"kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-                "v_head_dim": 128}}
+#: DeepSeek-R1 = DeepSeek-V3 architecture: build_disaggregated.py's block (dse preset deepseek-v3)
+from build_disaggregated import DSV3  # noqa: E402
 
 A800 = "A800-SXM-80GB"
 H800 = "H800-SXM-80GB"

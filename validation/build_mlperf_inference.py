@@ -373,10 +373,7 @@ def case(r, bench=None):
                   f"{r['sched']:g} req/s for the whole system; latency constraints {b['limits']}, met (the result "
                   f"was published); latencies not read. ")
     elif online:
-        notes += (f"LoadGen Poisson arrivals: scheduled {r['sched']:g} samples/s, i.e. offered request rate "
-                  f"{r['sched']:g} req/s for the whole system ({r['sps']:g} completed per second); latency "
-                  f"constraints {b['limits']}, met (VALID); mean TTFT {r['ttft']:.1f} ms, mean time per output "
-                  f"token {r['tpot']:.1f} ms (also). ")
+        notes += summary_rate_note(r, b)
     guessed = r["cfg_state"] in ("none", "other-system")
     mnt = (f"max_num_tokens {r['mnt']} {'assumed' if r['cfg_state'] == 'other-system' else 'as stated'}"
            if r["mnt"] else "max_num_tokens not in the configs read")
@@ -386,6 +383,16 @@ def case(r, bench=None):
     return assemble_case(f"mlperf-inf-{r['key']}",
                          f"MLPerf Inference {r['rnd']} closed NVIDIA {r['bench']} {r['scen']} ({res}); config {cfg}",
                          r, model, (n, tp, pp, dp, ep), inf, per_gpu, inferred, notes, online)
+
+
+def summary_rate_note(r, b):
+    """The notes' sentence on an online run whose LoadGen summary was read: its scheduled (offered)
+    rate, the benchmark's latency limits and the run's mean latencies. Shared with
+    build_mlperf_inference_amd.py."""
+    return (f"LoadGen Poisson arrivals: scheduled {r['sched']:g} samples/s, i.e. offered request rate "
+            f"{r['sched']:g} req/s for the whole system ({r['sps']:g} completed per second); latency "
+            f"constraints {b['limits']}, met (VALID); mean TTFT {r['ttft']:.1f} ms, mean time per output "
+            f"token {r['tpot']:.1f} ms (also). ")
 
 
 def assemble_case(case_id, source, r, model, plan, inf, per_gpu, inferred, notes, online):

@@ -62,7 +62,7 @@ engine; AMD's README tables print identical numbers for both).
 import os
 
 from build_mlperf_inference import BENCH as BENCH_NV
-from build_mlperf_inference import assemble_case
+from build_mlperf_inference import assemble_case, summary_rate_note
 from build_mlperf_inference_more import BENCH as BENCH_MORE
 from case_files import write_cases
 
@@ -599,10 +599,7 @@ def case(r):
                   f"{r['sched']:g} req/s for the whole system; latency constraints {b['limits']}, met (the result "
                   f"was published); latencies not read. ")
     elif online:
-        notes += (f"LoadGen Poisson arrivals: scheduled {r['sched']:g} samples/s, i.e. offered request rate "
-                  f"{r['sched']:g} req/s for the whole system ({r['sps']:g} completed per second); latency "
-                  f"constraints {b['limits']}, met (VALID); mean TTFT {r['ttft']:.1f} ms, mean time per output "
-                  f"token {r['tpot']:.1f} ms (also). ")
+        notes += summary_rate_note(r, b)
     prec_src = {"read": "as the config states", "other-scenario": "as the config states",
                 "other-system": "as the assumed config states", "plan-only": "(inferred here)"}[st]
     kv_txt = (f"KV cache FP8 as {'stated' if st == 'read' else 'assumed'}" if r["kv"] else
