@@ -108,6 +108,7 @@ from __future__ import annotations
 import os
 
 from case_files import write_cases
+from build_disaggregated import DSV3
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "vllm_serving.jsonl")
@@ -385,14 +386,9 @@ DSR1_MI300X_VLLM = {
     (3200, 3200): {256: (744.9976375, 2199.201605, 819200), 512: (1446.375532, 2265.525051, 1638400),
                    1024: (2698.302436, 2428.786303, 3276800)},
 }
-#: DeepSeek-R1 (same architecture as DeepSeek-V3; block copied from validation/trtllm_mla.jsonl, the HF config's
-#: values and dse's router skew)
-DEEPSEEK_R1 = {"name": "DeepSeek-R1", "family": "moe", "layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128,
-               "head_dim": None, "ffn_hidden": 18432, "ffn_act": "swiglu", "vocab": 129280,
-               "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3,
-                       "expert_groups": 8, "top_groups": 4, "router_skew": 2.16},
-               "mla": {"kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-                       "v_head_dim": 128}}
+#: DeepSeek-R1: the DeepSeek-V3 architecture (build_disaggregated.py's block: the HF config's values and dse's
+#: router skew), under R1's name
+DEEPSEEK_R1 = {**DSV3, "name": "DeepSeek-R1"}
 DSR1_INFERRED = ["model.mla", "model.moe.expert_groups", "model.moe.top_groups", "model.moe.router_skew"]
 #: INFERRED: vLLM 0.7 (V0 engine, the default before 0.8) defaults max_num_seqs = 256, so at most 256 of the N
 #: prompts run at once; chunked prefill is switched on by default only when max_model_len > 32768, so with
