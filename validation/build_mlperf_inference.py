@@ -317,30 +317,11 @@ def case(r, bench=None):
     dp = n // (tp * pp)
     ep = r.get("ep", 1)
     online = r["scen"] in ("Server", "Interactive")
-    if r.get("sps"):
-        out_len = round(r["tok"] / r["sps"])
-        out_txt = (f"output_len {out_len} = the run's tokens/s / samples/s ({r['tok']:g} / {r['sps']:g}), the mean "
-                   f"number of tokens it generated")
-    else:
-        out_len = round(b["ref_output"])
-        out_txt = f"output_len {out_len}{b.get('ref_lead', ' = the reference mean generated length,')} {b['ref_src']}"
+    out_len, out_txt = mean_output(r, b)
     in_len = b["input_len"]
-    repo, commit = r["repo"]
-    if r.get("readme"):
-        res = f"{repo} @{commit}: {NV}/results/{r['sysdir']}/README.md (results table, {r['acc']} {r['scen']})"
-    else:
-        res = f"{repo} @{commit}: {NV}/results/{r['sysdir']}/{r['acc']}/{r['scen']}/performance/run_1/mlperf_log_summary.txt"
+    res = result_file(r, NV)
     cfg = r["cfg"] or "no engine config found in the stored copies"
-    model = {k: (dict(v) if isinstance(v, dict) else v) for k, v in b["model"].items()}
-    model["seq_len"] = in_len + out_len
-    inf = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": None,
-           "mode": "online" if online else "offline_max_throughput"}
-    if r["kv"]:
-        inf["kv_cache_dtype"] = r["kv"]
-    if r["mnt"]:
-        inf["max_num_tokens"] = r["mnt"]
-    if r["mb"]:
-        inf["max_batch"] = r["mb"]
+    model, inf = model_and_inference(r, b, in_len, out_len, online)
     if r.get("adp"):
         inf["attention_dp_balance"] = True
     inferred = ["inference.input_len", "inference.output_len", "model.seq_len", "parallel.dp",
@@ -359,14 +340,7 @@ def case(r, bench=None):
     plan = (f"{dp} attention-data-parallel ranks in {n // ep} engine(s) of expert parallelism {ep}, written tp 1, "
             f"dp {dp}, ep {ep}" if ep > 1 else
             f"{dp} engine replica(s) of TP {tp} x PP {pp} behind one LoadGen, written as dp {dp}")
-    notes = (f"MLPerf Inference {r['rnd']} datacenter closed, NVIDIA {r['sysdir']} ({n} x {r['gpu']}), "
-             f"{r['bench']} ({b['dataset']}), {r['scen']} scenario, TensorRT-LLM. Target = the system's "
-             f"{'Completed tokens per second' if online and not r.get('readme') else 'Tokens per second'} {r['tok']:g}"
-             f"{' (README results table)' if r.get('readme') else ''} / {n} GPUs = {per_gpu:.2f} tokens/s per GPU "
-             f"(output tokens only). The system runs {plan}. {mb}, so inference.batch is left to dse"
-             f"{' within inference.max_batch' if r['mb'] else ''}. {r['extra']} "
-             f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
-             f"({b['input_src']}; {out_txt}). ")
+    notes = result_note(r, b, "NVIDIA", "TensorRT-LLM", n, per_gpu, online, plan, mb, in_len, out_len, out_txt)
     if online and r.get("rate") == "config":
         notes += (f"LoadGen Poisson arrivals at the config's server_target_qps (the summary is not stored; in the "
                   f"summaries read LoadGen's scheduled rate is within 0.5% of its target): offered request rate "
@@ -383,6 +357,58 @@ def case(r, bench=None):
     return assemble_case(f"mlperf-inf-{r['key']}",
                          f"MLPerf Inference {r['rnd']} closed NVIDIA {r['bench']} {r['scen']} ({res}); config {cfg}",
                          r, model, (n, tp, pp, dp, ep), inf, per_gpu, inferred, notes, online)
+
+
+def result_file(r, sub):
+    """Where the row's result was read: the results README's table or the performance run's summary,
+    under ``sub`` (the submitter's folder, e.g. closed/NVIDIA). Shared with build_mlperf_inference_amd.py."""
+    repo, commit = r["repo"]
+    if r.get("readme"):
+        return f"{repo} @{commit}: {sub}/results/{r['sysdir']}/README.md (results table, {r['acc']} {r['scen']})"
+    return (f"{repo} @{commit}: {sub}/results/{r['sysdir']}/{r['acc']}/{r['scen']}/performance/run_1/"
+            "mlperf_log_summary.txt")
+
+
+def model_and_inference(r, b, in_len, out_len, online):
+    """The case's model block (the benchmark's, with seq_len = the mean prompt + output) and its
+    inference block (mean lengths, the batch left to dse, the engine's stated KV dtype, token budget
+    and maximum batch). Shared with build_mlperf_inference_amd.py."""
+    model = {k: (dict(v) if isinstance(v, dict) else v) for k, v in b["model"].items()}
+    model["seq_len"] = in_len + out_len
+    inf = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": None,
+           "mode": "online" if online else "offline_max_throughput"}
+    if r["kv"]:
+        inf["kv_cache_dtype"] = r["kv"]
+    if r["mnt"]:
+        inf["max_num_tokens"] = r["mnt"]
+    if r["mb"]:
+        inf["max_batch"] = r["mb"]
+    return model, inf
+
+
+def mean_output(r, b):
+    """(output_len, its source sentence): the run's tokens/s over samples/s where both were read,
+    else the benchmark's reference mean. Shared with build_mlperf_inference_amd.py."""
+    if r.get("sps"):
+        out_len = round(r["tok"] / r["sps"])
+        return out_len, (f"output_len {out_len} = the run's tokens/s / samples/s ({r['tok']:g} / {r['sps']:g}), "
+                         f"the mean number of tokens it generated")
+    out_len = round(b["ref_output"])
+    return out_len, f"output_len {out_len}{b.get('ref_lead', ' = the reference mean generated length,')} {b['ref_src']}"
+
+
+def result_note(r, b, submitter, engine, n, per_gpu, online, plan, mb, in_len, out_len, out_txt):
+    """The notes' opening: which result, its target per GPU, the engine plan (``plan``), the batch
+    limits (``mb``), the row's own facts and the mean lengths with their sources. Shared with
+    build_mlperf_inference_amd.py."""
+    return (f"MLPerf Inference {r['rnd']} datacenter closed, {submitter} {r['sysdir']} ({n} x {r['gpu']}), "
+            f"{r['bench']} ({b['dataset']}), {r['scen']} scenario, {engine}. Target = the system's "
+            f"{'Completed tokens per second' if online and not r.get('readme') else 'Tokens per second'} "
+            f"{r['tok']:g}{' (README results table)' if r.get('readme') else ''} / {n} GPUs = {per_gpu:.2f} "
+            f"tokens/s per GPU (output tokens only). The system runs {plan}. {mb}, so inference.batch is left "
+            f"to dse{' within inference.max_batch' if r['mb'] else ''}. {r['extra']} "
+            f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
+            f"({b['input_src']}; {out_txt}). ")
 
 
 def summary_rate_note(r, b):

@@ -62,7 +62,9 @@ engine; AMD's README tables print identical numbers for both).
 import os
 
 from build_mlperf_inference import BENCH as BENCH_NV
-from build_mlperf_inference import assemble_case, summary_rate_note
+from build_mlperf_inference import (
+    assemble_case, mean_output, model_and_inference, result_file, result_note, summary_rate_note,
+)
 from build_mlperf_inference_more import BENCH as BENCH_MORE
 from case_files import write_cases
 
@@ -547,30 +549,11 @@ def case(r):
     assert n % (tp * pp) == 0, r["key"]
     dp = n // (tp * pp)
     online = r["scen"] in ("Server", "Interactive")
-    if r.get("sps"):
-        out_len = round(r["tok"] / r["sps"])
-        out_txt = (f"output_len {out_len} = the run's tokens/s / samples/s ({r['tok']:g} / {r['sps']:g}), the mean "
-                   f"number of tokens it generated")
-    else:
-        out_len = round(b["ref_output"])
-        out_txt = f"output_len {out_len}{b.get('ref_lead', ' = the reference mean generated length,')} {b['ref_src']}"
+    out_len, out_txt = mean_output(r, b)
     in_len = b["input_len"]
-    repo, commit = r["repo"]
     sub = f"closed/{r['sub']}"
-    if r.get("readme"):
-        res = f"{repo} @{commit}: {sub}/results/{r['sysdir']}/README.md (results table, {r['acc']} {r['scen']})"
-    else:
-        res = f"{repo} @{commit}: {sub}/results/{r['sysdir']}/{r['acc']}/{r['scen']}/performance/run_1/mlperf_log_summary.txt"
-    model = {k: (dict(v) if isinstance(v, dict) else v) for k, v in b["model"].items()}
-    model["seq_len"] = in_len + out_len
-    inf = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": None,
-           "mode": "online" if online else "offline_max_throughput"}
-    if r["kv"]:
-        inf["kv_cache_dtype"] = r["kv"]
-    if r["mnt"]:
-        inf["max_num_tokens"] = r["mnt"]
-    if r["mb"]:
-        inf["max_batch"] = r["mb"]
+    res = result_file(r, sub)
+    model, inf = model_and_inference(r, b, in_len, out_len, online)
     st = r["cfg_state"]
     inferred = ["inference.input_len", "inference.output_len", "model.seq_len", "parallel.dp",
                 "cluster.gpus_per_node"]
@@ -584,15 +567,9 @@ def case(r):
     per_gpu = r["tok"] / n
     mb = (f"Engine max batch (vLLM max_num_seqs) {r['mb']} per replica; continuous batching" if r["mb"]
           else "Continuous batching (max_num_seqs not in the files read)")
-    notes = (f"MLPerf Inference {r['rnd']} datacenter closed, {r['sub']} {r['sysdir']} ({n} x {r['gpu']}), "
-             f"{r['bench']} ({b['dataset']}), {r['scen']} scenario, {r['eng']}. Target = the system's "
-             f"{'Completed tokens per second' if online and not r.get('readme') else 'Tokens per second'} {r['tok']:g}"
-             f"{' (README results table)' if r.get('readme') else ''} / {n} GPUs = {per_gpu:.2f} tokens/s per GPU "
-             f"(output tokens only). The system runs {dp} engine replica(s) of TP {tp} x PP {pp} behind one "
-             f"LoadGen, written as dp {dp}. {mb}, so inference.batch is left to dse"
-             f"{' within inference.max_batch' if r['mb'] else ''}. {r['extra']} "
-             f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
-             f"({b['input_src']}; {out_txt}). ")
+    notes = result_note(r, b, r["sub"], r["eng"], n, per_gpu, online,
+                        f"{dp} engine replica(s) of TP {tp} x PP {pp} behind one LoadGen, written as dp {dp}", mb,
+                        in_len, out_len, out_txt)
     if online and r.get("rate") == "config":
         notes += (f"LoadGen Poisson arrivals at the user.conf target_qps (the summary is not stored; in the AMD-GPU "
                   f"summaries read LoadGen's scheduled rate is within 2.5% of its target): offered request rate "
