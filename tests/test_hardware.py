@@ -332,3 +332,16 @@ def test_export_variants_are_their_parents_with_less_nvlink_or_compute():
     assert a800.nvlink_bw == pytest.approx(200e9) and a800.peak_flops == a100.peak_flops
     h20 = resolve_hardware(cluster("H20"), "bf16")
     assert h20.peak_flops == pytest.approx(148e12) and h20.hbm_bw == pytest.approx(4.0e12) and h20.family == "hopper"
+
+
+def test_the_rtx_pro_6000_is_a_pcie_domain_of_eight_with_its_own_family():
+    # gpus.yaml: no NVLink; the eight GPUs of a server reach each other by PCIe Gen5 x16 P2P (64 GB/s a
+    # direction), dense peaks half the printed sparse ones, GDDR7 at 1.597 TB/s
+    hw = resolve_hardware(cluster("RTX PRO 6000 Blackwell Server Edition"), "fp4")
+    assert hw.family == "blackwell_rtx" and hw.nvlink_domain == 8 and hw.nvlink_mesh == 0.0
+    assert hw.nvlink_bw == pytest.approx(64e9) and hw.hbm_bw == pytest.approx(1.597e12)
+    assert hw.peak_flops == pytest.approx(2000e12)
+    b200 = resolve_hardware(cluster("B200-180GB"), "fp4")
+    assert hw.nvlink_bw < b200.nvlink_bw / 10 and hw.peak_flops < b200.peak_flops
+    # measured kernels, not fitted: its GEMMs sit nearer their peak than the tcgen05 family's fitted ones
+    assert calibration("blackwell_rtx")["matmul_fp4"] > calibration("blackwell")["matmul_fp4"]

@@ -17,7 +17,7 @@ GPU_KEYS = {
 #: GPU measures apart from its family
 GPU_OPTIONAL_KEYS = {"nvlink_topology", "efficiency"}
 PEAK_KEYS = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"}
-GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell", "tpu", "cdna3", "cdna4"}
+GPU_FAMILIES = {"volta", "ampere", "ada", "hopper", "blackwell", "blackwell_rtx", "tpu", "cdna3", "cdna4"}
 MODEL_KEYS = {
     "aliases", "name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
     "ffn_act", "vocab", "seq_len", "moe", "source",
