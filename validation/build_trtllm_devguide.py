@@ -41,8 +41,8 @@ What is inferred (INFERRED, listed in each row's ``inferred`` and said in its no
     follows the precision (FP8 KV cache for fp8 and fp4 weights).
 
 Left out (FACT): the tables 'LLaMA v3.3 70B - RTX 6000 Pro Blackwell Server Edition', 'Qwen3 235B A22B - RTX
-6000 Pro Blackwell Server Edition' and 'Qwen3 30B A3B - RTX 6000 Pro Blackwell Server Edition': dse has no
-preset for the RTX 6000 Pro Blackwell Server Edition (not a GPU of the case format). The empty cells of the
+6000 Pro Blackwell Server Edition' and 'Qwen3 30B A3B - RTX 6000 Pro Blackwell Server Edition': they are
+``trtllm_rtx_pro_6000.jsonl`` (``build_trtllm_rtx.py``, on the preset RTX-PRO-6000-Server). The empty cells of the
 four tables below (9: 'Not all configurations were tested for all GPUs.') have no case.
 """
 import os
