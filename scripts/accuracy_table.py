@@ -48,10 +48,6 @@ def id_has(*parts: str) -> Rule:
     return lambda r: all(p in r["id"] for p in parts)
 
 
-def tp_above_1(r: Case) -> bool:
-    return (r["case"].get("parallel") or {}).get("tp", 1) > 1
-
-
 def phase(name: str) -> Rule:
     return lambda r: (r["case"].get("inference") or {}).get("phase", "both") == name
 
@@ -73,8 +69,8 @@ GROUPS: list[tuple[str, Path, list[tuple[str, Rule]]]] = [
     ("TensorRT-LLM v1.0 Blackwell, stated plans (reliability A): B200 / GB200", ROOT / "validation/trtllm_v1.jsonl",
      [("B200", both(gpu_in("B200"), lambda r: r["reliability"] == "A")),
       ("GB200", both(gpu_in("GB200"), lambda r: r["reliability"] == "A"))]),
-    ("TensorRT-LLM v1.0 MoE at tp > 1 (plan unstated)", ROOT / "validation/trtllm_v1.jsonl",
-     [("MoE tp>1", both(family("moe"), tp_above_1))]),
+    ("TensorRT-LLM v1.0 MoE columns TP4/TP8 (written DEPn)", ROOT / "validation/trtllm_v1.jsonl",
+     [("MoE DEPn", both(family("moe"), lambda r: r["reliability"] == "B"))]),
     ("Llama 4 at 20,000 + 2,000 tokens", ROOT / "validation/trtllm_v1.jsonl",
      [("Llama 4", id_has("Llama4", "20000-2000"))]),
     ("GPT-OSS developer guide: Blackwell / Hopper", ROOT / "validation/trtllm_windowed.jsonl",
