@@ -80,7 +80,8 @@ share the GEMMs; their attention runs in separate kernels):
 * tensor parallelism: 2 all-reduces per layer of the iteration's tokens (alpha-beta model of
   :mod:`collectives`, plus a calibrated fixed time per call, ``collective_overhead``, which
   dominates when an iteration carries few tokens); expert parallelism beyond the TP group adds
-  dispatch + combine all-to-alls, each TP rank sending its 1/tp share of the tokens (within it, experts split ep ways and each sharded tp/ep ways,
+  dispatch + combine all-to-alls, each a collective call that pays ``collective_overhead`` too,
+  each TP rank sending its 1/tp share of the tokens (within it, experts split ep ways and each sharded tp/ep ways,
   combined by the same all-reduce, as TensorRT-LLM's MoE does): every routed copy crosses, or
   with ``moe_dedup`` (DeepEP) a token crosses once per destination NVLink domain and moves once
   per destination GPU (:func:`dse.costmodel.collectives.dedup_dispatch_time`); the dispatch at
@@ -306,8 +307,9 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
     "ep_imbalance": (0.0, "routed token copies the busiest expert-parallel rank receives over the mean "
                            "(max/mean, >= 1): it paces each MoE layer's expert GEMMs and exchanges; 0 = "
                            "expected_moe_imbalance of the model's router_skew"),
-    "collective_overhead": (75.6e-6, "fixed time of each tensor-parallel collective call in a serving "
-                                 "iteration (launch and cross-GPU synchronisation), s"),
+    "collective_overhead": (75.6e-6, "fixed time of each collective call in a serving iteration (launch and "
+                                 "cross-GPU synchronisation): tensor-parallel all-reduces, expert dispatches "
+                                 "and combines, s"),
 }
 INFERENCE_REQUIRED = tuple(k for k, (v, _) in INFERENCE_COLUMNS.items() if v is None)
 
@@ -673,12 +675,14 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
 
     def exchange(M, nbytes):
         """One expert all-to-all of M tokens per replica, ``nbytes`` an element, s: the busiest
-        rank receives ``imb`` times the mean, and the exchange waits for it."""
+        rank receives ``imb`` times the mean, and the exchange waits for it; plus the fixed time
+        of a collective call (``collective_overhead``: launch and cross-GPU synchronisation, as
+        each tensor-parallel all-reduce pays it)."""
         one = coll.all_to_all_time(M * k * h * nbytes / t, ep, 1.0, net)
         if any_dedup:
             one = np.where(dedup, coll.dedup_dispatch_time(M * h * nbytes / t, k, ep, 1.0, net,
                                                            c["expert_groups"], c["top_groups"]), one)
-        return imb * one
+        return imb * one + c["collective_overhead"]
 
     # ------------------------------------------------------------------ one pipeline stage
     def stage(n_dec, n_pre, n_out, pre_attn_flops, ctx, spec=True, halves=True):

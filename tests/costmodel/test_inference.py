@@ -708,7 +708,7 @@ def test_a_larger_batch_through_a_pipeline_never_serves_less(model):
 
 
 # ---------------------------------------------------------------------------- wide expert parallelism
-def wide_ep(phase="prefill", **inference):
+def wide_ep_columns(phase="prefill", **inference):
     """DeepSeek-V3 FP8 on 32 H100s, every GPU an attention replica (tp 1, dp 32, ep 32): a prefill
     instance packing 16,384 prompt tokens per GPU, or a decode instance at 256 sequences per GPU."""
     extra = {"max_num_tokens": 16384} if phase == "prefill" else {"batch": 256}
@@ -716,7 +716,11 @@ def wide_ep(phase="prefill", **inference):
         "workload": "inference", "precision": "fp8", "model": "deepseek-v3",
         "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 32}, "parallel": {"tp": 1, "dp": 32, "ep": 32},
         "inference": {"input_len": 4096, "output_len": 100, "phase": phase, **extra, **inference}})
-    return one(inference_columns(scenario))
+    return inference_columns(scenario)
+
+
+def wide_ep(phase="prefill", **inference):
+    return one(wide_ep_columns(phase, **inference))
 
 
 def test_deepep_sends_a_token_once_per_destination_domain_and_gpu():
@@ -799,11 +803,15 @@ def test_expected_imbalance_grows_with_ranks_and_skew_and_stays_within_ep(expert
 
 
 def test_the_busiest_rank_paces_the_exchange_and_the_expert_layers():
-    """A stated imbalance r scales the expert exchange by r (the busiest rank receives r times the
-    mean) and slows the layer; with DeepSeek-V3's router skew an unstated one is the expected one."""
+    """A stated imbalance r scales the expert exchange's transfer by r (the busiest rank receives r
+    times the mean; each call's fixed time stays) and slows the layer; with DeepSeek-V3's router
+    skew an unstated one is the expected one."""
     balanced = wide_ep(moe_load_imbalance=1.0)
     hot = wide_ep(moe_load_imbalance=1.5)
-    assert hot["exposed_ep_s"] == pytest.approx(1.5 * balanced["exposed_ep_s"], rel=1e-9)
+    cols = wide_ep_columns()
+    calls = 2.0 * float(cols["moe_layers"]) * float(cols["collective_overhead"])  # dispatch + combine a MoE layer
+    assert calls > 0
+    assert hot["exposed_ep_s"] - calls == pytest.approx(1.5 * (balanced["exposed_ep_s"] - calls), rel=1e-9)
     assert hot["input_tokens_per_s"] < balanced["input_tokens_per_s"]
     assert hot["ep_load_imbalance"] == 1.5
     expected = float(inf.expected_moe_imbalance(256, 32, 2.16))
@@ -948,3 +956,16 @@ def test_a_finite_run_never_beats_the_steady_state_and_a_long_one_reaches_it(row
     assert np.isfinite(run["tokens_per_s"]).all() and np.isfinite(run["energy_per_token_j"]).all()
     long = evaluate_inference({**cols, "num_requests": np.full(len(rows), 1e7)})
     assert (long["tokens_per_s"][ok] >= 0.99 * steady["tokens_per_s"][ok]).all()
+
+
+def test_each_expert_exchange_pays_the_fixed_time_of_a_collective_call():
+    """Dispatch and combine are collective calls like the tensor-parallel all-reduce: each pays the
+    family's launch and synchronisation time (collective_overhead) on top of its transfer."""
+    cols = wide_ep_columns("decode")
+    paid, free = one(cols), one(cols, collective_overhead=0.0)
+    calls = 2.0 * float(cols["moe_layers"]) * float(cols["collective_overhead"])
+    assert paid["exposed_ep_s"] - free["exposed_ep_s"] == pytest.approx(calls, rel=1e-9)
+    assert paid["tokens_per_s"] < free["tokens_per_s"]
+    # experts sharded over the TP group (ep 1) exchange nothing: no call
+    moe_tp = columns(model="mixtral-8x7b", tp=8)
+    assert one(moe_tp)["exposed_ep_s"] == 0.0
