@@ -331,6 +331,38 @@ def test_the_shipped_amd_space_holds_the_readme_figures():
     assert tight[H100] == (2.42, 8.0) and min(c for g, (c, _) in tight.items() if g != H100) > 3 * 2.42
 
 
+def test_the_rtx_space_finds_the_pcie_server_cheapest_only_at_loose_latency():
+    """README (Searching): at one provider's prices (RTX PRO 6000 0.66, B200 3.75 USD per GPU-hour) one
+    RTX PRO 6000 serves Llama-3.1-70B in NVFP4 cheapest when 100 ms per output token is allowed (0.11
+    USD/Mtok against 0.15) and from about 67 ms up, B200 at 60 ms and below: at 30 ms the RTX needs tensor
+    parallelism over PCIe and costs 3x (0.63 on four, against 0.19 on one B200)."""
+    from pathlib import Path
+
+    from dse.search.space import load_space
+
+    s = load_space(Path(__file__).resolve().parents[2] / "search_spaces" / "llama3_70b_serving_rtx.yaml")
+    ok = pd.concat([score_point(s, n, {"gpu": float(code)}) for n in s.gpu_counts() for code in s.gpu_choices()],
+                   ignore_index=True).query("feasible")
+    rtx, b200 = "RTX-PRO-6000-Server", "B200-180GB"
+
+    def cheapest(limit: float) -> dict[str, tuple[float, float, float]]:
+        rows = ok[ok["itl_ms"] <= limit]
+        best = rows.loc[rows.groupby("hw.gpu")["cost_per_mtok_usd"].idxmin()]
+        return {gpu_name(r["hw.gpu"]): (round(r["cost_per_mtok_usd"], 2), r["num_gpus"], r["tp"])
+                for _, r in best.iterrows()}
+
+    assert cheapest(100.0) == {rtx: (0.11, 1.0, 1.0), b200: (0.15, 1.0, 1.0)}
+    tight = cheapest(30.0)
+    assert tight[b200] == (0.19, 1.0, 1.0) and tight[rtx][0] > 3 * tight[b200][0] and tight[rtx][2] > 1
+    # the crossover: the RTX is cheaper at every limit from 70 ms up, B200 at every one up to 60 ms
+    for limit in (70.0, 80.0, 100.0):
+        costs = cheapest(limit)
+        assert costs[rtx][0] < costs[b200][0], limit
+    for limit in (20.0, 40.0, 60.0):
+        costs = cheapest(limit)
+        assert costs[b200][0] < costs[rtx][0], limit
+
+
 def test_the_cloud_instance_space_names_each_instance_and_agrees_with_figure_2():
     """README (Searching): over MAD-Max's priced A100/H100 instances, Llama-2-13B trains cheapest on 64
     of Cloud_B's A100-40GB (0.42 USD per million tokens, as figure 2 finds) and fastest per GPU on
