@@ -140,8 +140,9 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "spec_acceptance": float(spec.draft_acceptance or 0.0),
         "draft_layers": float(spec.draft_layers),
     })
-    family = gpu_preset(scenario.cluster.gpu)["family"]
-    calib = calibration_table()[family]
+    preset = gpu_preset(scenario.cluster.gpu)
+    # the family's serving numbers, and what this GPU measures apart from its family (gpus.yaml efficiency)
+    calib = {**calibration_table()[preset["family"]], **(preset.get("efficiency") or {})}
     for key, (column, factor) in CALIBRATION_KEYS.items():
         if calib.get(key) is not None:
             serving[column] = float(calib[key]) * factor
