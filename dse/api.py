@@ -17,7 +17,7 @@ import pandas as pd
 from .costmodel import COLUMNS, describe, evaluate_training
 from .errors import InputError, single
 from .hardware import resolve_hardware
-from .presets import calibration_table
+from .presets import gpu_calibration
 from .scenario import load_scenario
 from .specs import Scenario
 
@@ -40,7 +40,7 @@ def scenario_columns(scenario: Scenario) -> dict[str, float]:
     dp = p.dp if p.dp is not None else max(cl.num_gpus // (p.tp * p.pp * p.cp), 1)
     microbatch = p.microbatch or 1
     row: dict[str, float] = {k: default for k, (default, _) in COLUMNS.items() if default is not None}
-    host = calibration_table()[hw.family] if (moe is not None and not tr.moe_cuda_graphs) else {}
+    host = gpu_calibration(cl.gpu) if (moe is not None and not tr.moe_cuda_graphs) else {}
     row.update({
         "layers": m.layers,
         "hidden": m.hidden,

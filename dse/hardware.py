@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .errors import single
-from .presets import calibration_table, gpu_preset
+from .presets import gpu_calibration, gpu_preset
 from .specs import ClusterSpec
 
 GIB = 2.0**30
@@ -101,8 +101,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
             f"unknown GPU; allowed: {', '.join(gpu_table())}",
             cluster.gpu,
         ) from None
-    calib = dict(calibration_table()[preset["family"]])
-    calib.update(preset.get("efficiency") or {})  # what this GPU measures apart from its family
+    calib = gpu_calibration(preset["name"])  # the family's, and what this GPU measures apart from it
     if cluster.efficiency is not None:
         calib.update(cluster.efficiency.model_dump(exclude_none=True))
     peaks = dict(preset["peak_tflops"])

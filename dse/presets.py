@@ -107,6 +107,14 @@ def did_you_mean(name: str, kind: str) -> str:
     return f" (did you mean {' or '.join(near)}?)" if near else ""
 
 
+def gpu_calibration(name: str) -> dict[str, Any]:
+    """The calibration of one GPU: its family's (calibration.yaml), updated by what this GPU
+    measures apart from its family (its gpus.yaml ``efficiency``). Raises KeyError for an
+    unknown name."""
+    preset = gpu_preset(name)
+    return {**calibration_table()[preset["family"]], **(preset.get("efficiency") or {})}
+
+
 def gpu_preset(name: str) -> dict[str, Any]:
     """The GPU preset entry (raises KeyError for an unknown name)."""
     key = find_gpu(name)

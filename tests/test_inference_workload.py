@@ -94,15 +94,16 @@ def test_family_calibration_reaches_the_columns():
 def test_a_gpus_own_serving_efficiency_beats_its_familys(monkeypatch):
     """gpus.yaml ``efficiency:`` holds what one GPU measures apart from its family; its serving keys
     (infer_*) reach the serving columns as its kernel keys reach the hardware."""
-    from dse.presets import gpu_preset
+    from dse import presets
 
-    base = gpu_preset("GB200")
+    base = presets.gpu_preset("GB200")
     own = {**base, "efficiency": {"infer_seq_us": 21.0, "infer_hbm": 0.5}}
-    monkeypatch.setattr(wl, "gpu_preset", lambda name: own if name == "GB200" else gpu_preset(name))
+    real = presets.gpu_preset
+    monkeypatch.setattr(presets, "gpu_preset", lambda name: own if real(name)["name"] == "GB200" else real(name))
     cols = wl.inference_columns(dse.load_scenario(serving(gpu="GB200", precision="fp4")))
     assert cols["seq_overhead"] == pytest.approx(21e-6) and cols["infer_hbm"] == 0.5
     assert cols["collective_overhead"] == pytest.approx(
-        wl.calibration_table()[base["family"]]["infer_collective_us"] * 1e-6)  # the family's where unstated
+        presets.calibration_table()[base["family"]]["infer_collective_us"] * 1e-6)  # the family's where unstated
 
 
 # ---------------------------------------------------------------------------- dse.evaluate

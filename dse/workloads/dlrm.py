@@ -37,7 +37,7 @@ import pandas as pd
 from ..costmodel import dlrm as cm
 from ..errors import InputError
 from ..hardware import resolve_hardware
-from ..presets import calibration_table, gpu_preset
+from ..presets import calibration_table, gpu_calibration, gpu_preset
 from ..specs import DLRMSpec, Scenario
 from . import register
 
@@ -69,10 +69,10 @@ def model_constants(m: DLRMSpec) -> dict:
     )
 
 
-def dlrm_calibration(family: str) -> dict[str, float | None]:
-    """The DLRM calibration of a GPU family (defaults where the family has none);
-    ``dlrm_matmul`` is None unless the family has its own DLRM GEMM efficiency."""
-    table = calibration_table().get(family, {})
+def dlrm_calibration(family: str, table: dict | None = None) -> dict[str, float | None]:
+    """The DLRM calibration of a GPU family, or of one GPU's ``table`` (presets.gpu_calibration)
+    (defaults where it has none); ``dlrm_matmul`` is None unless it has its own DLRM GEMM efficiency."""
+    table = calibration_table().get(family, {}) if table is None else table
     out: dict[str, float | None] = {k: float(table.get(k, v)) for k, v in DLRM_CALIBRATION.items()}
     out["dlrm_matmul"] = float(table["dlrm_matmul"]) if table.get("dlrm_matmul") is not None else None
     return out
@@ -82,7 +82,7 @@ def scenario_columns(s: Scenario, sharding: str | None = None) -> dict[str, floa
     """The DLRM cost-model columns (SI units) of one scenario; ``sharding`` overrides the plan's."""
     m, cl, p = s.model, s.cluster, s.parallel
     hw = resolve_hardware(cl, s.precision)
-    cal = dlrm_calibration(hw.family)
+    cal = dlrm_calibration(hw.family, gpu_calibration(cl.gpu))
     n = cl.num_gpus
     b = p.microbatch or max((p.global_batch or n) // n, 1)
     shard = sharding or p.emb_sharding or "table"

@@ -44,7 +44,7 @@ from ..costmodel import training as tr
 from ..costmodel.inputs import COLUMNS
 from ..errors import InputError, single
 from ..hardware import resolve_hardware
-from ..presets import calibration_table, gpu_preset, prefill_gpu_code
+from ..presets import gpu_calibration, prefill_gpu_code
 from ..specs import ClusterSpec, ParallelSpec, Scenario
 from . import register
 
@@ -140,9 +140,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "spec_acceptance": float(spec.draft_acceptance or 0.0),
         "draft_layers": float(spec.draft_layers),
     })
-    preset = gpu_preset(scenario.cluster.gpu)
-    # the family's serving numbers, and what this GPU measures apart from its family (gpus.yaml efficiency)
-    calib = {**calibration_table()[preset["family"]], **(preset.get("efficiency") or {})}
+    calib = gpu_calibration(scenario.cluster.gpu)  # the family's, and what this GPU measures apart from it
     for key, (column, factor) in CALIBRATION_KEYS.items():
         if calib.get(key) is not None:
             serving[column] = float(calib[key]) * factor

@@ -24,7 +24,7 @@ from ..api import evaluate_frame, scenario_columns
 from ..costmodel import COLUMNS
 from ..errors import InputError
 from ..hardware import matmul_efficiency_key
-from ..presets import calibration_table, gpu_preset
+from ..presets import gpu_calibration
 from ..specs import ModelSpec, Scenario, ViTSpec
 from . import register
 
@@ -39,8 +39,7 @@ def vit_matmul_factor(scenario: Scenario) -> float:
     eff = scenario.cluster.efficiency
     if eff is not None and getattr(eff, key) is not None:
         return 1.0
-    family = gpu_preset(scenario.cluster.gpu)["family"]
-    return float(calibration_table().get(family, {}).get("vit_matmul") or 1.0)
+    return float(gpu_calibration(scenario.cluster.gpu).get("vit_matmul") or 1.0)
 
 
 def as_llm_model(model: ViTSpec) -> ModelSpec:
