@@ -237,7 +237,11 @@ def test_fig9_which_gpu_per_dollar(tmp_path):
     assert set(serving["gpu"]) == {"H100", "H200", "B200"} and set(training["gpu"]) == {"H100", "H200", "B200", "GB200"}
     amd = data[data["panel"] == "serving_amd"]
     assert set(amd["gpu"]) == {"H100", "MI300X", "MI325X"}
-    for _, curve in pd.concat([serving, amd]).groupby(["panel", "gpu"]):  # a looser bound never costs more
+    rtx = data[data["panel"] == "serving_rtx"]
+    assert set(rtx["gpu"]) == {"RTX PRO 6000", "B200"}
+    loose = rtx[rtx["itl_bound_ms"] == 100.0].set_index("gpu")["cost_per_mtok_usd"]
+    assert loose["RTX PRO 6000"] < loose["B200"]  # the PCIe server is cheapest only at a loose bound
+    for _, curve in pd.concat([serving, amd, rtx]).groupby(["panel", "gpu"]):  # a looser bound never costs more
         curve = curve.sort_values("itl_bound_ms")
         assert curve["cost_per_mtok_usd"].is_monotonic_decreasing and (curve["itl_ms"] <= curve["itl_bound_ms"]).all()
     for _, pts in training.groupby("gpu"):  # more GPUs of one kind: sooner, never cheaper per token here

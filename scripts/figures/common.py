@@ -66,10 +66,11 @@ GPU_COLORS = {
     "GB200": OKABE_ITO["vermillion"],
     "MI300X": OKABE_ITO["yellow"],
     "MI325X": OKABE_ITO["black"],
+    "RTX PRO 6000": "#999999",
 }
 #: One marker per GPU generation (a second cue besides colour).
 GPU_MARKERS = {"V100": "v", "A100": "o", "H100": "s", "H200": "P", "B200": "D", "GB200": "X", "MI300X": "^",
-               "MI325X": "<"}
+               "MI325X": "<", "RTX PRO 6000": "*"}
 #: Exposed-communication kinds: (column, label, colour), the colours of dse.search.plots.TIME_PARTS.
 COMM_KINDS = (
     ("exposed_tp_s", "TP", OKABE_ITO["orange"]),
@@ -198,9 +199,12 @@ class Timer:
 
 # ----------------------------------------------------------------------------- formatting
 def gpu_family(name: str) -> str:
-    """'H100-SXM-80GB' -> 'H100', 'GB200' -> 'GB200', 'V100 - 16GB' -> 'V100'."""
-    head = str(name).replace(" ", "-").split("-")[0].upper()
-    return head
+    """'H100-SXM-80GB' -> 'H100', 'GB200' -> 'GB200', 'V100 - 16GB' -> 'V100', 'RTX-PRO-6000-Server' ->
+    'RTX PRO 6000'."""
+    parts = str(name).replace(" ", "-").split("-")
+    if parts[0].upper() == "RTX" and len(parts) >= 3:  # RTX PRO 6000: the series and model, not 'RTX'
+        return " ".join(p.upper() for p in parts[:3])
+    return parts[0].upper()
 
 
 def gpu_axis(ax: Any, counts: Sequence[float], axis: str = "x") -> None:

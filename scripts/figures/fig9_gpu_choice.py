@@ -8,8 +8,9 @@ Pre-training Llama-3-70B in FP8 on 128-1,024 H100, H200, B200 or GB200
 (``search_spaces/llama3_70b_training_gpus.yaml``, every parallel plan): the fastest plan at each
 GPU count, its time to train 15T tokens against its USD per million tokens. (c) Serving as in (a) on
 H100, MI300X or MI325X (``search_spaces/llama3_70b_serving_amd.yaml``) at one note's prices, NVIDIA
-against AMD. Prices are the spaces' (stated, sourced in their headers). Writes PNG, PDF and the CSV
-of its points.
+against AMD. (d) Llama-3.1-70B in NVFP4 on 1-8 RTX PRO 6000 Blackwell Server Edition (PCIe, no NVLink)
+or B200 (``search_spaces/llama3_70b_serving_rtx.yaml``) at one provider's prices. Prices are the
+spaces' (stated, sourced in their headers). Writes PNG, PDF and the CSV of its points.
 """
 
 from __future__ import annotations
@@ -73,11 +74,12 @@ def main() -> None:
         serving = serving_curves(scored("llama3_70b_serving_gpus"))
         training = training_points(scored("llama3_70b_training_gpus"))
         amd = serving_curves(scored("llama3_70b_serving_amd"), panel="serving_amd")
-        df = pd.concat([serving, training, amd], ignore_index=True)
+        rtx = serving_curves(scored("llama3_70b_serving_rtx"), panel="serving_rtx")
+        df = pd.concat([serving, training, amd, rtx], ignore_index=True)
         with style():
-            fig = figure(2.8, width=2 * WIDTH_IN)
-            axes = fig.subplots(1, 3)
-            for ax, curves in ((axes[0], serving), (axes[2], amd)):
+            fig = figure(5.2, width=2 * WIDTH_IN)
+            axes = fig.subplots(2, 2).ravel()
+            for ax, curves in ((axes[0], serving), (axes[2], amd), (axes[3], rtx)):
                 for gpu, curve in curves.groupby("gpu", sort=False):
                     ax.step(curve["itl_bound_ms"], curve["cost_per_mtok_usd"], where="post", color=GPU_COLORS[gpu],
                             label=gpu)
@@ -89,7 +91,7 @@ def main() -> None:
                     for _, p in pts.iterrows():
                         axes[1].annotate(f"{p['num_gpus']:.0f}", (p["days"], p["cost_per_mtok_usd"]),
                                          textcoords="offset points", xytext=(0, -8), ha="center", fontsize=6)
-            for ax in (axes[0], axes[2]):
+            for ax in (axes[0], axes[2], axes[3]):
                 ax.set_xscale("log")
                 ax.xaxis.set_major_locator(ticker.FixedLocator([15, 20, 30, 50, 100]))
                 ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
@@ -103,6 +105,9 @@ def main() -> None:
             axes[0].set_title("(a) serving Llama-3.1-70B", loc="left")
             axes[2].set_ylim(top=4.0)  # the AMD groups below 20 ms cost 8-17: off the scale
             axes[2].set_title("(c) the same, NVIDIA or AMD", loc="left")
+            axes[3].set_title("(d) NVFP4, a PCIe server or B200", loc="left")
+            axes[3].yaxis.set_major_locator(ticker.FixedLocator([0.1, 0.15, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0]))
+            axes[3].set_ylim(0.09, 4.0)  # the RTX groups below 17 ms cost 5-10: off the scale
             axes[1].set_xscale("log")
             axes[1].xaxis.set_major_locator(ticker.FixedLocator([30, 50, 100, 200, 500, 1000]))
             axes[1].xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
@@ -113,7 +118,7 @@ def main() -> None:
             axes[1].set_title("(b) training Llama-3-70B", loc="left")
             from matplotlib.lines import Line2D
 
-            gpus = list(dict.fromkeys([*serving["gpu"], *training["gpu"], *amd["gpu"]]))
+            gpus = list(dict.fromkeys([*serving["gpu"], *training["gpu"], *amd["gpu"], *rtx["gpu"]]))
             handles = [Line2D([], [], color=GPU_COLORS[g], marker=GPU_MARKERS[g], ms=3) for g in gpus]
             fig.legend(handles, gpus, loc="outside lower center", ncols=len(gpus), frameon=False)
             save(fig, "fig9_gpu_choice")
@@ -126,6 +131,7 @@ def main() -> None:
         loose, tight = cheapest(50.0), cheapest(15.0)
         at_amd = amd[amd["itl_bound_ms"] == 25.0].set_index("gpu")["cost_per_mtok_usd"]
         tight_amd = amd[amd["itl_bound_ms"] == 15.0].sort_values("cost_per_mtok_usd")
+        at_rtx = {b: rtx[rtx["itl_bound_ms"] == b].set_index("gpu")["cost_per_mtok_usd"] for b in (30.0, 100.0)}
         cost = training.groupby("gpu")["cost_per_mtok_usd"].min().sort_values()
         days = training[training["num_gpus"] == training["num_gpus"].max()].set_index("gpu")["days"]
         finding("fig9_gpu_choice", (
@@ -139,7 +145,9 @@ def main() -> None:
             f"{days.max():.0f} on the slowest; against AMD at one note's prices, one MI300X serves within 25 ms "
             f"for {at_amd['MI300X']:.2f} and one MI325X for {at_amd['MI325X']:.2f} against {at_amd['H100']:.2f} on "
             f"H100s, but within 15 ms {tight_amd['gpu'].iloc[0]} is cheapest "
-            f"({tight_amd['cost_per_mtok_usd'].iloc[0]:.2f})."))
+            f"({tight_amd['cost_per_mtok_usd'].iloc[0]:.2f}); in NVFP4 one RTX PRO 6000 (PCIe) serves within 100 ms "
+            f"for {at_rtx[100.0]['RTX PRO 6000']:.2f} against {at_rtx[100.0]['B200']:.2f} on a B200, and within "
+            f"30 ms for {at_rtx[30.0]['RTX PRO 6000']:.2f} against {at_rtx[30.0]['B200']:.2f}."))
 
 
 if __name__ == "__main__":
