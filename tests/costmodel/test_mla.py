@@ -210,3 +210,14 @@ def test_hopper_decodes_latent_attention_at_the_16_bit_peak():
     assert one_serving(bf16) == one_serving({**bf16, "mla_decode_fp8": 1.0})
     gqa = serving(model="llama3.1-70b", tp=8)
     assert one_serving({**gqa, "mla_decode_fp8": 0.0}) == one_serving({**gqa, "mla_decode_fp8": 1.0})
+
+
+def test_blackwell_mla_decode_reproduces_the_kernel_time_it_cites():
+    """calibration.yaml: TensorRT-LLM's trtllm-gen MLA decode on B200, FP8 cache and math, 128 heads,
+    q_len 1, 8,192 cached tokens, batch 256, took 285.2 us (flashinfer PR #2805). Its FLOPs, 2 x 128 x
+    (2 x 512 + 64) per query and cached token, at infer_mla_decode of the FP8 peak give that time back."""
+    from dse.presets import calibration_table, gpu_preset
+
+    flops = 256 * 8192 * 2.0 * 128 * (2 * 512 + 64)
+    rate = gpu_preset("B200")["peak_tflops"]["fp8"] * 1e12 * calibration_table()["blackwell"]["infer_mla_decode"]
+    assert flops / rate == pytest.approx(285.2e-6, rel=0.01)
