@@ -342,10 +342,7 @@ def case(r, bench=None):
             f"{dp} engine replica(s) of TP {tp} x PP {pp} behind one LoadGen, written as dp {dp}")
     notes = result_note(r, b, "NVIDIA", "TensorRT-LLM", n, per_gpu, online, plan, mb, in_len, out_len, out_txt)
     if online and r.get("rate") == "config":
-        notes += (f"LoadGen Poisson arrivals at the config's server_target_qps (the summary is not stored; in the "
-                  f"summaries read LoadGen's scheduled rate is within 0.5% of its target): offered request rate "
-                  f"{r['sched']:g} req/s for the whole system; latency constraints {b['limits']}, met (the result "
-                  f"was published); latencies not read. ")
+        notes += config_rate_note(r, b, "the config's server_target_qps", "", "0.5%")
     elif online:
         notes += summary_rate_note(r, b)
     guessed = r["cfg_state"] in ("none", "other-system")
@@ -409,6 +406,16 @@ def result_note(r, b, submitter, engine, n, per_gpu, online, plan, mb, in_len, o
             f"to dse{' within inference.max_batch' if r['mb'] else ''}. {r['extra']} "
             f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
             f"({b['input_src']}; {out_txt}). ")
+
+
+def config_rate_note(r, b, target, which, within):
+    """The notes' sentence on an online run whose LoadGen summary is not stored: its offered rate is
+    the config's ``target`` (``which`` summaries, read elsewhere, put the scheduled rate ``within`` of
+    it). Shared with build_mlperf_inference_amd.py."""
+    return (f"LoadGen Poisson arrivals at {target} (the summary is not stored; in the {which}"
+            f"summaries read LoadGen's scheduled rate is within {within} of its target): offered request rate "
+            f"{r['sched']:g} req/s for the whole system; latency constraints {b['limits']}, met (the result "
+            f"was published); latencies not read. ")
 
 
 def summary_rate_note(r, b):

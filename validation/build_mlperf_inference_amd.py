@@ -63,7 +63,7 @@ import os
 
 from build_mlperf_inference import BENCH as BENCH_NV
 from build_mlperf_inference import (
-    assemble_case, mean_output, model_and_inference, result_file, result_note, summary_rate_note,
+    assemble_case, config_rate_note, mean_output, model_and_inference, result_file, result_note, summary_rate_note,
 )
 from build_mlperf_inference_more import BENCH as BENCH_MORE
 from case_files import write_cases
@@ -571,10 +571,7 @@ def case(r):
                         f"{dp} engine replica(s) of TP {tp} x PP {pp} behind one LoadGen, written as dp {dp}", mb,
                         in_len, out_len, out_txt)
     if online and r.get("rate") == "config":
-        notes += (f"LoadGen Poisson arrivals at the user.conf target_qps (the summary is not stored; in the AMD-GPU "
-                  f"summaries read LoadGen's scheduled rate is within 2.5% of its target): offered request rate "
-                  f"{r['sched']:g} req/s for the whole system; latency constraints {b['limits']}, met (the result "
-                  f"was published); latencies not read. ")
+        notes += config_rate_note(r, b, "the user.conf target_qps", "AMD-GPU ", "2.5%")
     elif online:
         notes += summary_rate_note(r, b)
     prec_src = {"read": "as the config states", "other-scenario": "as the config states",
