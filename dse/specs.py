@@ -595,6 +595,14 @@ class InferenceSpec(Spec):
     #: steady state (and one whose share fits at once runs at that share). None = a run long
     #: enough that the steady state is all of it
     num_requests: PositiveInt | None = None
+    #: spread of the requests' output lengths: their coefficient of variation (standard deviation
+    #: over mean; ``output_len`` is the mean). 0 = every request the same length (trtllm-bench's
+    #: fixed lengths). A steady engine holds a long request longer, so the requests in flight are
+    #: length-biased: their output lengths average E[O^2]/E[O] = output_len (1 + cv^2), which sets
+    #: the context their decode attention reads and the KV cache they hold, while requests still
+    #: finish at the rate of the mean length (a dataset's natural lengths: MLPerf's DeepSeek-R1
+    #: outputs run from a few hundred to 20,000 tokens)
+    output_len_cv: Annotated[float, Field(ge=0.0, le=10.0, allow_inf_nan=False)] = 0.0
     #: storage type of the KV cache; None = follows the precision (FP8 for fp8 and fp4 weights)
     kv_cache_dtype: Literal["fp8", "bf16", "fp16", "fp32"] | None = None
     #: what the engine does with a model's local (windowed) attention: ``all`` windows the prompt

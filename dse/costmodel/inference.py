@@ -68,6 +68,8 @@ share the GEMMs; their attention runs in separate kernels):
   (``router_skew``: 0, uniform routing, unless the model states it);
 * decode attention reads each sequence's KV cache, ``n_dec * ctx * 2 l max(g, t)/t d kv_bytes``
   bytes per GPU (KV heads replicated when tp > g) with ctx = I + O/2 the mean context (roofline against its 4 n_dec ctx a d FLOPs);
+  with output lengths of spread ``output_len_cv`` the requests in flight are length-biased, and
+  O here and in the KV reservation below becomes E[O^2]/E[O] = O (1 + cv^2);
 * prefill attention does the causal half of the I^2 work of each prompt,
   ``2 (n_pre/I) I^2 a d`` FLOPs per layer, at the fused-attention efficiency;
 * windowed layers (``attn_window`` W over a fraction ``window_fraction`` of the layers) attend
@@ -235,6 +237,9 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                            "shared by the dp replicas); 0 = none"),
     "request_rate": (0.0, "offered requests/s for the whole deployment (online serving): the engine "
                           "runs the mean batch that serves it; 0 = offline (throughput-maximising batch)"),
+    "output_len_cv": (0.0, "coefficient of variation of the requests' output lengths (output_len is "
+                           "their mean): the requests in flight average output_len (1 + cv^2) "
+                           "(length-biased), which sets their context and KV cache; 0 = fixed lengths"),
     "num_requests": (0.0, "requests of a finite offline run, all queued at its start (each replica drains "
                           "its last wave at a smaller batch); 0 = the steady state"),
     "kv_bytes": (2.0, "bytes per KV-cache element (1 for an FP8 KV cache)"),
@@ -535,7 +540,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # context (I + O/2 for full attention)
     scope = c["window_scope"]
     keys_pre = layer_mean_keys(0.0, I, c)
-    keys_dec = np.where(scope >= 1.0, layer_mean_keys(I, I + O, c), I + O / 2.0)
+    # the requests in flight are length-biased: a request of O' output tokens stays O' iterations,
+    # so their output lengths average E[O'^2]/E[O'] = O (1 + cv^2) (O with fixed lengths)
+    O_held = O * (1.0 + np.square(c["output_len_cv"]))
+    keys_dec = np.where(scope >= 1.0, layer_mean_keys(I, I + O_held, c), I + O_held / 2.0)
     L = np.ceil(layers / p - 1e-9)  # layers of the fullest stage (uneven when p does not divide them)
     moe_frac = np.where(c["experts"] > 0, c["moe_layers"] / layers, 0.0)
     dense_frac = 1.0 - moe_frac
@@ -835,7 +843,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
                + emb * np.where(p > 1, 1.0, 2.0 - c["tied_embeddings"]))
     kv_tok = (L + n_draft) * kv_elems * kvb  # KV bytes per token per GPU
     blk = np.maximum(c["kv_block"], 1.0)
-    reserve = np.ceil((I + c["kv_reserve_output"] * O) / blk) * blk
+    reserve = np.ceil((I + c["kv_reserve_output"] * O_held) / blk) * blk
     # windowed layers keep only their window's tokens (a cyclic or window-evicted cache)
     win = c["attn_window"]
     win_frac = np.where((win > 0) & (scope >= 2.0), c["window_fraction"], 0.0)

@@ -117,6 +117,7 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
     serving.update({
         "input_len": float(spec.input_len),
         "output_len": float(spec.output_len),
+        "output_len_cv": float(spec.output_len_cv),
         "context_len": float(scenario.model.context_len or 0),
         "batch": float(spec.batch or 0),
         "max_batch": float(spec.max_batch or inf.INFERENCE_COLUMNS["max_batch"][0]),
@@ -404,9 +405,14 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
             rule = f"{hbm / GIB:.1f} GiB HBM - weights"
         per_seq = g("kv_cache_bytes") / max(g("batch"), 1.0)
         held = g("kv_reserve_output", 1.0)
-        holding = "" if held >= 1.0 else (
-            f" (holding {_i(g('input_len'))} + {held:g} x {_i(g('output_len'))} tokens on average: "
-            "blocks allocated on demand)")
+        cv = g("output_len_cv", 0.0)
+        out_held = g("output_len") * (1.0 + cv * cv)  # the in-flight requests' mean output (length-biased)
+        why = [] if held >= 1.0 else ["blocks allocated on demand"]
+        if cv > 0:
+            why.append(f"output lengths of spread {cv:g} (std/mean): the requests in flight average "
+                       f"{_i(g('output_len'))} x (1 + {cv:g}^2) = {_i(out_held)} output tokens")
+        holding = "" if not why else (
+            f" (holding {_i(g('input_len'))} + {held:g} x {_i(out_held)} tokens on average: " + "; ".join(why) + ")")
         reasons.append(
             f"out of memory: {_i(g('batch'))} sequences of {_i(g('input_len'))}+{_i(g('output_len'))} "
             f"tokens{holding} need {g('kv_cache_bytes') / GIB:.2f} GiB of KV cache per GPU "

@@ -654,6 +654,50 @@ def test_an_on_demand_batch_beyond_memory_says_what_a_sequence_holds():
         dse_api.load_scenario({**scenario, "inference": {**scenario["inference"], "kv_allocation": "lazy"}})
 
 
+def test_spread_output_lengths_hold_length_biased_requests():
+    """output_len_cv: the requests in flight average E[O^2]/E[O] = O (1 + cv^2) output tokens
+    (a request of O' tokens stays O' iterations), so each holds and reads that context; requests
+    still finish at the mean length's rate. Llama-3.1-8B BF16 on one H100, 200 + 700 tokens at
+    cv 1: 200 + 1,400 tokens held (upfront blocks) against 200 + 700; on demand 200 + 700."""
+    kw = dict(model="llama3.1-8b", precision="bf16", input_len=200, output_len=700, batch=64)
+    fixed, spread = columns(**kw), columns(output_len_cv=1.0, **kw)
+    blk = fixed["kv_block"]
+    kv_tok = 32 * 8 * 128 * 2 * 2
+    a, b = one(fixed), one(spread)
+    assert a["kv_cache_bytes"] == pytest.approx(64 * np.ceil(900 / blk) * blk * kv_tok, rel=1e-12)
+    assert b["kv_cache_bytes"] == pytest.approx(64 * np.ceil(1600 / blk) * blk * kv_tok, rel=1e-12)
+    od = one(columns(output_len_cv=1.0, kv_allocation="on_demand", **kw))
+    assert od["kv_cache_bytes"] == pytest.approx(64 * np.ceil(900 / blk) * blk * kv_tok, rel=1e-12)
+    # the same batch reads longer contexts every step, and the prompts come at the same rate
+    assert b["itl_ms"] > a["itl_ms"]
+    assert b["ttft_ms"] >= a["ttft_ms"]
+    # with no spread nothing changes
+    assert one(columns(output_len_cv=0.0, **kw)) == a
+
+
+def test_a_batch_of_spread_requests_beyond_memory_says_what_they_hold():
+    import dse as dse_api
+
+    scenario = {"workload": "inference", "precision": "bf16", "model": "llama3.1-8b",
+                "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 1}, "parallel": {"tp": 1},
+                "inference": {"input_len": 200, "output_len": 700, "batch": 512, "output_len_cv": 1.0}}
+    row = dse_api.evaluate(scenario).iloc[0]
+    assert not row["feasible"]
+    assert "the requests in flight average 700 x (1 + 1^2) = 1400 output tokens" in row["infeasible_reason"]
+    with pytest.raises(dse_api.InputError, match="output_len_cv"):
+        dse_api.load_scenario({**scenario, "inference": {**scenario["inference"], "output_len_cv": -0.5}})
+
+
+@given(inp=st.integers(1, 8000), out=st.integers(1, 8000), cv=st.floats(0.0, 3.0),
+       tp=st.sampled_from([1, 2, 4, 8]), alloc=st.sampled_from(["upfront", "on_demand"]))
+@PROPERTY
+def test_spread_output_lengths_never_serve_more(inp, out, cv, tp, alloc):
+    kw = dict(model="llama3.1-70b", tp=tp, input_len=inp, output_len=out, kv_allocation=alloc)
+    fixed, spread = one(columns(**kw)), one(columns(output_len_cv=cv, **kw))
+    assert spread["batch_max"] <= fixed["batch_max"]
+    assert spread["tokens_per_s"] <= fixed["tokens_per_s"] * (1 + 1e-9)
+
+
 @given(inp=st.integers(1, 32000), out=st.integers(1, 8000), tp=st.sampled_from([1, 2, 4, 8]))
 @PROPERTY
 def test_on_demand_blocks_never_fit_fewer_sequences(inp, out, tp):
