@@ -96,6 +96,10 @@ GROUPS: list[tuple[str, Path, list[tuple[str, Rule]]]] = [
      [("prefill", phase("prefill")), ("decode", phase("decode")), ("deployment", phase("disaggregated"))]),
     ("Other engines: vLLM / SGLang", ROOT / "validation/vllm_serving.jsonl",
      [("vLLM", id_has("vllm")), ("SGLang", id_has("sglang"))]),
+    ("InferenceMAX DeepSeek-R1 at fixed concurrency (SGLang, TensorRT-LLM): tokens/s / TPOT / TTFT",
+     ROOT / "validation/inferencemax.jsonl",
+     [("tokens/s", lambda r: r["metric"] == "tokens_per_s_per_gpu"), ("TPOT", lambda r: r["metric"] == "itl_ms"),
+      ("TTFT", lambda r: r["metric"] == "ttft_ms")]),
     ("Serving power, ML.ENERGY", ROOT / "validation/mlenergy_power.jsonl", [("all", everything)]),
 ]
 
