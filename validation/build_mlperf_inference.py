@@ -34,10 +34,15 @@ Request lengths vary per request; the cases carry means (reliability B, ``infere
   equally sampled origin blocks in order (cot, flan, niv, t0; 6,144 rows each, mlcommons/inference
   language/llama2-70b/processorca.py); block means from 464 / 1,266 / 2,036 / 2,139 rows read: 120.4, 189.5,
   272.5, 305.7 -> 222.0 (sampling error about +-3 tokens). The maximum is 1,024 (``--seqlen_limit``).
-* input_len, llama3.1-405b: 9,700 tokens, estimated from 988 rows read in six regions spread over
-  mlperf-data/summaries/llama3-1-405b.csv (8,313 rows; the data set mixes LongBench, LongDataCollections, RULER and
-  GovReport samples in blocks): region means 8,804 / 7,841 / 10,843 / 9,551 / 11,434 / 11,744, unweighted 9,595,
-  weighted by region size 9,785 (uncertainty about +-5%). The maximum is 20,000 (the engines' ``max_input_len``).
+* input_len, llama3.1-405b: 9,429 tokens, the mean of all 8,313 rows of mlperf-data/summaries/llama3-1-405b.csv
+  (input_length of mlperf_llama3.1_405b_dataset_8313_processed_fp16_eval.pkl; the data set mixes LongBench,
+  LongDataCollections, RULER and GovReport samples in blocks; std 4,067, 476 to 19,988 tokens). The file's output
+  column, the reference outputs, has mean 684.68, the benchmark's stated tokens_per_sample, which checks the copy.
+  (An earlier estimate from 988 rows in six regions gave 9,700.)
+* output_len_cv, llama3.1-405b: 0.381, the reference outputs' standard deviation over mean in the same file (260.8
+  / 684.7; 3 to 1,830 tokens): the cases' ``inference.output_len_cv`` (the requests in flight are length-biased,
+  dse's serving model). llama2-70b has none: the file's outputs are the GPT-4 answers of OpenOrca (mean 218.9, not
+  the 294.45 tokens Llama-2 generates), so Llama-2's own spread is not known.
 * output_len: where the summary gives samples/s as well as tokens/s, their ratio (the mean number of tokens the
   run generated; generation stops at EOS, so it differs between FP8 and FP4 engines: 274-293 for llama2-70b,
   630-656 for llama3.1-405b); otherwise the reference implementation's mean generated length (mlcommons/inference
@@ -96,9 +101,10 @@ BENCH = {
                "kv_heads": 8, "head_dim": None, "ffn_hidden": 53248, "ffn_act": "swiglu", "vocab": 128256,
                "seq_len": None, "moe": None},
         model_src="model block: dse preset llama3-405b / validation/trtllm_v1.jsonl 'Llama 3.1 405B'",
-        input_len=9700, ref_output=684.68,
+        input_len=9429, ref_output=684.68, output_cv=0.381,
         dataset="8,313 samples of LongBench, LongDataCollections, RULER and GovReport",
-        input_src=f"mean input 9,700 tokens estimated from {L405_CSV} (see the builder's docstring)",
+        input_src=f"mean input 9,429 tokens: all 8,313 rows of {L405_CSV}",
+        output_cv_src=f"the reference outputs' std / mean in {L405_CSV}: 260.8 / 684.7",
         ref_src=f"{REF405} ('tokens_per_sample': 684.68)",
         limits="TTFT <= 6 s and TPOT <= 175 ms at the 99th percentile (the summary's ttft_latency/tpot_latency)",
     ),
@@ -325,7 +331,7 @@ def case(r, bench=None):
     if r.get("adp"):
         inf["attention_dp_balance"] = True
     inferred = ["inference.input_len", "inference.output_len", "model.seq_len", "parallel.dp",
-                "cluster.gpus_per_node"]
+                "cluster.gpus_per_node"] + (["inference.output_len_cv"] if "output_len_cv" in inf else [])
     if r["cfg_state"] != "read":
         inferred += ["parallel.tp", "parallel.pp"]
     if r["cfg_state"] in ("none", "other-system"):
@@ -380,6 +386,8 @@ def model_and_inference(r, b, in_len, out_len, online):
         inf["max_num_tokens"] = r["mnt"]
     if r["mb"]:
         inf["max_batch"] = r["mb"]
+    if b.get("output_cv"):
+        inf["output_len_cv"] = b["output_cv"]
     return model, inf
 
 
@@ -405,7 +413,9 @@ def result_note(r, b, submitter, engine, n, per_gpu, online, plan, mb, in_len, o
             f"tokens/s per GPU (output tokens only). The system runs {plan}. {mb}, so inference.batch is left "
             f"to dse{' within inference.max_batch' if r['mb'] else ''}. {r['extra']} "
             f"Request lengths vary per request: input_len {in_len} and output_len {out_len} are means "
-            f"({b['input_src']}; {out_txt}). ")
+            f"({b['input_src']}; {out_txt}). "
+            + (f"Output lengths spread: inference.output_len_cv {b['output_cv']:g} ({b['output_cv_src']}). "
+               if b.get("output_cv") else ""))
 
 
 def config_rate_note(r, b, target, which, within):

@@ -32,7 +32,8 @@ Mean lengths (reliability B, in ``inferred``): the model blocks, the mean input 
 reference output means and the latency bounds are imported from build_mlperf_inference.py (``BENCH['llama2-70b']``)
 and build_mlperf_inference_more.py (``BENCH['llama2-70b-interactive']``, ``BENCH['mixtral-8x7b']``). output_len is
 the run's tokens/s over samples/s where the summary prints both (FP8 engines: 293-301 for llama2-70b, 144
-for Mixtral; the MI355X FP4 engine: 283), otherwise the reference mean.
+for Mixtral; the MI355X FP4 engine: 283), otherwise the reference mean. The Mixtral cases also carry the data
+set's output-length spread (``inference.output_len_cv`` 0.778, from the same import).
 
 Engine settings. AMD's harness configures vLLM per GPU type and scenario in
 ``harness_llm/models/<benchmark>/<scenario>_<gpu>.yaml`` (``vllm_engine_config``: tensor_parallel_size,
@@ -556,7 +557,7 @@ def case(r):
     model, inf = model_and_inference(r, b, in_len, out_len, online)
     st = r["cfg_state"]
     inferred = ["inference.input_len", "inference.output_len", "model.seq_len", "parallel.dp",
-                "cluster.gpus_per_node"]
+                "cluster.gpus_per_node"] + (["inference.output_len_cv"] if "output_len_cv" in inf else [])
     if st != "read":
         inferred += ["parallel.tp", "parallel.pp"]
     if st in ("other-system", "plan-only"):

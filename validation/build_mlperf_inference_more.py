@@ -50,13 +50,13 @@ weight, so those rows overstate the FP4 share. The Hopper checkpoints (``effecti
 
 Request lengths vary per request; the cases carry means (reliability B, ``inference.input_len`` / ``output_len``
 in ``inferred``):
-* input_len, mixtral-8x7b: 425 tokens, estimated from openshift-psap/performance-dashboard @67033bae
-  mlperf-data/summaries/mixtral-8x7b.csv (a per-sample length dump of 09292024_mixtral_15k_mintoken2_v1.pkl). The
-  file holds the source data sets in blocks (a GSM8K block of few-shot prompts near 665 tokens, then blocks of about
-  100-300 tokens and one of about 1,100): 593 rows read in 15 clusters at every 8,000th character (one per 8,000
-  characters of the 113,402-character file), each weighted by the rows its stretch holds (their sum, 15,010, matches
-  the 15,000 samples); uncertainty about +-4%. The same weighting gives a mean reference output of 150 tokens
-  against the README's 144.84, a check on the sampling.
+* input_len, mixtral-8x7b: 427 tokens, the mean of all 15,000 rows of openshift-psap/performance-dashboard @67033bae
+  mlperf-data/summaries/mixtral-8x7b.csv (a per-sample length dump of 09292024_mixtral_15k_mintoken2_v1.pkl; std 329,
+  35 to 1,948 tokens). Its output column, the reference outputs, has mean 144.84, the README's tokens_per_sample,
+  which checks the copy. (An earlier estimate from 593 rows in 15 clusters gave 425.)
+* output_len_cv, mixtral-8x7b: 0.778, the reference outputs' standard deviation over mean in the same file (112.7 /
+  144.8; up to 1,024 tokens): the cases' ``inference.output_len_cv`` (the requests in flight are length-biased,
+  dse's serving model).
 * input_len, llama2-70b-interactive: 222 tokens, the llama2-70b data set's estimate of build_mlperf_inference.py
   (the same 24,576 OpenOrca samples: the summaries' performance_sample_count 24576).
 * input_len, llama3.1-8b: 850 tokens, estimated from openshift-psap/performance-dashboard @b04ea53f
@@ -64,9 +64,13 @@ in ``inferred``):
   samples): 520 rows in 10 clusters spread over the file; cluster means rise from about 630 in the first 30% to
   about 960 in the rest, weighted by the stretch each represents 848 (unweighted 821); uncertainty about +-5%. The
   maximum is 2,540 (the engines' max_input_len).
-* input_len, deepseek-r1: 795 tokens, the mean of the first 1,748 rows (of 4,388; the data sets are interleaved,
-  halves 791 and 800) of openshift-psap/performance-dashboard @c402a312 datasets/summaries/deepseek-r1.csv
-  (tok_input_len of mlperf_deepseek_r1_dataset_4388_fp8_eval.pkl); standard error about 10 tokens.
+* input_len, deepseek-r1: 804 tokens, the mean of all 4,388 rows of openshift-psap/performance-dashboard @c402a312
+  datasets/summaries/deepseek-r1.csv (tok_input_len of mlperf_deepseek_r1_dataset_4388_fp8_eval.pkl; std 406, 52 to
+  3,140 tokens). (An earlier reading of the first 1,748 rows gave 795.)
+* output_len_cv, deepseek-r1: 1.114, the spread of the same file's reference outputs (tok_ref_output_len) capped at
+  the benchmark's 20,000 output tokens: std 4,329 over mean 3,886.23, the mean the results table's
+  TOKENS_PER_SAMPLE is 90% of, which checks the copy and the cap (uncapped, 83 of them longer: mean 4,043, cv 1.25).
+  The outputs run from 209 tokens up; the longer ones come with shorter prompts (correlation -0.40).
 * output_len: the run's tokens/s over samples/s where the summary prints both (Mixtral 145-146, llama2 interactive
   272-273 on FP4 and 292 on FP8, DeepSeek-R1 3,657-3,744). Otherwise: llama2-70b the reference 294.45
   (mlcommons/inference language/llama2-70b/README.md); deepseek-r1 3,886, the reference whose 90% the results
@@ -122,8 +126,10 @@ BENCH = {
                        "dense_layers": 0}},
         model_src="model block: validation/trtllm_v017_gpus.jsonl 'Mixtral 8x7B' (Mixtral-8x7B-Instruct-v0.1 has "
                   "the same architecture)",
-        input_len=425, ref_output=144.84, dataset="15,000 samples, 5,000 each of OpenOrca, GSM8K and MBXP",
-        input_src=f"mean input 425 tokens estimated from {MIX_CSV} (see the builder's docstring)",
+        input_len=427, ref_output=144.84, output_cv=0.778,
+        dataset="15,000 samples, 5,000 each of OpenOrca, GSM8K and MBXP",
+        input_src=f"mean input 427 tokens: all 15,000 rows of {MIX_CSV}",
+        output_cv_src=f"the reference outputs' std / mean in {MIX_CSV}: 112.7 / 144.8",
         ref_lead=":",
         ref_src=f"{REFMIX} ('tokens_per_sample': 144.84)",
         limits="TTFT <= 2 s and TPOT <= 200 ms at the 99th percentile (the summary's ttft_latency/tpot_latency)",
@@ -160,9 +166,11 @@ BENCH = {
                   "DeepSeek-R1 revision MLPerf uses); moe.router_skew 2.16, the R1 router's load spread from "
                   "TensorRT-LLM's EP-32 statistics (examples/wide_ep/ep_load_balancer: the busiest rank 1.56 over "
                   "the mean without a balancer), as dse's deepseek-v3 preset; no load balancer is stated",
-        input_len=795, ref_output=3886.2,
+        input_len=804, ref_output=3886.2, output_cv=1.114,
         dataset="4,388 samples of AIME, MATH500, GPQA, MMLU-Pro and LiveCodeBench",
-        input_src=f"mean input 795 tokens from 1,748 rows of {DS_CSV} (see the builder's docstring)",
+        input_src=f"mean input 804 tokens: all 4,388 rows of {DS_CSV}",
+        output_cv_src=f"the reference outputs' std / mean in {DS_CSV}, capped at the benchmark's 20,000 tokens: "
+                      "4,329 / 3,886",
         ref_lead=":",
         ref_src="the reference whose 90% the results table prints as TOKENS_PER_SAMPLE 3497.6047",
         limits="TTFT <= 2 s and TPOT <= 80 ms at the 99th percentile (the summary's ttft_latency/tpot_latency)",
