@@ -56,6 +56,9 @@ class Hardware:
     power_ref_flops: float  # the preset's peak at the precision, FLOP/s: where power_tensor holds
     power_ref_hbm_bw: float  # the preset's HBM bandwidth, bytes/s: where power_hbm holds
     price_per_gpu_hour: float
+    #: the 16-bit GEMM efficiency (calibration ``matmul``), for the GEMMs an FP8/FP4 recipe keeps
+    #: 16-bit (the LM head); 0 = eff_matmul
+    eff_matmul_16: float = 0.0
 
     def columns(self) -> dict[str, float]:
         """The cost-model hardware columns."""
@@ -167,6 +170,7 @@ def resolve_hardware(cluster: ClusterSpec, precision: str) -> Hardware:
         scaleout_latency=float(pick(cluster.scaleout_latency_us, calib["scaleout_latency_us"])) * 1e-6,
         memory_reserved=float(pick(cluster.memory_reserved_gb, calib["memory_reserved_gb"])) * GIB,
         eff_matmul=float(eff_matmul),
+        eff_matmul_16=float(calib.get("matmul") or eff_matmul),
         matmul_k_half=float(calib["matmul_k_half"]),
         eff_attention=float(calib["attention"]),
         attention_flops_per_exp=float(calib["attention_flops_per_exp"]),

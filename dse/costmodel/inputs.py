@@ -70,6 +70,8 @@ COLUMNS: dict[str, tuple[float | None, str]] = {
     "scaleout_latency": (8e-6, "per-step latency of a scale-out collective, s"),
     "memory_reserved": (3e9, "HBM not available to the model (context, workspace), bytes"),
     "eff_matmul": (0.8, "fraction of peak_flops a large matmul reaches"),
+    "eff_matmul_16": (0.0, "fraction of peak_flops_16 a large 16-bit matmul reaches (the LM head of FP8/FP4 "
+                           "training, which the recipes keep 16-bit); 0 = eff_matmul"),
     "matmul_k_half": (0.0, "reduction depth K at which matmul efficiency is half of eff_matmul"),
     "eff_attention": (0.6, "fraction of peak_flops_16 the attention kernel reaches"),
     "attention_flops_per_exp": (0.0, "16-bit tensor FLOPs per exponential (peak_flops_16 / exp_rate) "

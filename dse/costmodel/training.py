@@ -228,6 +228,17 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
         traffic = ops * (in_bytes * (M * K + K * N) + act * M * N)
         return np.maximum(flops / rate, traffic / hbm)
 
+    # GEMMs an FP8/FP4 recipe keeps 16-bit: the LM head (Megatron-core's output layer is not a
+    # Transformer Engine module; torchtitan's float8 conversion skips "output")
+    eff16 = np.where(c["eff_matmul_16"] > 0, c["eff_matmul_16"], c["eff_matmul"])
+    mm16_rate = np.where(fp8, c["peak_flops_16"] * eff16, mm_rate)
+
+    def gemm16(M, K, N):
+        flops = 2.0 * M * K * N
+        depth = np.maximum(K, 1.0)
+        rate = mm16_rate * depth / (depth + k_half)
+        return np.maximum(flops / rate, act * (M * K + K * N + M * N) / hbm)
+
     def linear(M, K, N, ops=1.0):
         """Forward and backward time of ``ops`` linear layers y = x W (x: M x K, W: K x N).
 
@@ -374,12 +385,13 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     bwd_active = 1.0 - np.where(no_flow, f_last / np.maximum(L, 1.0), 0.0)  # layers that run backward
 
     T_head = T * c["head_fraction"]  # tokens through the output head
-    head_f, head_b = linear(T_head, h, V / t)  # LM head, then fp32 cross-entropy passes over logits
+    # LM head (16-bit in every recipe), then fp32 cross-entropy passes over logits
+    head_f, head_b = gemm16(T_head, h, V / t), gemm16(T_head, V / t, h) + gemm16(h, T_head, V / t)
     # a frozen head (freeze_embeddings, LoRA) skips its weight gradient; with nothing trainable
     # anywhere (every layer frozen, embeddings too: a forward pass) it runs no backward at all
     frozen_head = (c["freeze_embeddings"] > 0) | lora
     nothing_trains = no_flow & (frozen >= c["layers"])
-    head_b = np.where(frozen_head, gemm(T_head, V / t, h), head_b)
+    head_b = np.where(frozen_head, gemm16(T_head, V / t, h), head_b)
     # passes over the logits, bytes a logit: fused, fp32 softmax statistics and the gradient
     # written in place (12 + 12); unfused fp32 (ce_fp32): the cast to fp32 (6), the
     # log-softmax (12), and in backward the dense loss gradient (4), the log-softmax backward (12)

@@ -668,3 +668,22 @@ def test_an_fp8_dispatch_halves_the_exchange_into_the_experts_only():
     one = lambda nbytes: float(coll.all_to_all_time(Tk * h * nbytes, 8.0, 1.0, net))  # noqa: E731
     assert detail(bf16)["detail_ep_f"] == pytest.approx(2 * one(2.0), rel=1e-12)
     assert detail(fp8)["detail_ep_f"] == pytest.approx(one(1.0) + one(2.0), rel=1e-12)
+
+
+@pytest.mark.parametrize("precision", ["fp8", "bf16"])
+def test_the_lm_head_runs_16_bit_in_an_fp8_recipe(precision):
+    """FP8 training keeps the LM head 16-bit (Megatron-core's output layer is not a Transformer
+    Engine module; torchtitan's float8 conversion skips it): its three GEMMs (forward, data and
+    weight gradient) run at peak_flops_16 x eff_matmul_16 x K / (K + k_half). Halving
+    eff_matmul_16 adds exactly their time at the full rate; a BF16 run's head runs at eff_matmul."""
+    cols = columns({"tp": 1, "dp": 1, "microbatch": 1, "global_batch": 2}, model="llama2-7b", num_gpus=1,
+                   precision=precision)
+    base, _, _ = run(cols)
+    slow, _, _ = run({**cols, "eff_matmul_16": cols["eff_matmul_16"] / 2.0})
+    if precision == "bf16":
+        assert slow["time_compute_s"] == pytest.approx(base["time_compute_s"], rel=REL)
+        return
+    T, h, V, kh = cols["seq_len"], cols["hidden"], cols["vocab"], cols["matmul_k_half"]
+    rate = cols["peak_flops_16"] * cols["eff_matmul_16"]
+    head = sum(2.0 * T * h * V / (rate * K / (K + kh)) for K in (h, V, T))  # K: h, V, then the tokens
+    assert slow["time_compute_s"] - base["time_compute_s"] == pytest.approx(2 * head, rel=1e-6)
