@@ -107,7 +107,7 @@ from __future__ import annotations
 
 import os
 
-from case_files import write_cases
+from case_files import DEEPSEEK_V3, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "disaggregated.jsonl")
@@ -139,12 +139,7 @@ S5_SRC = ("MLPerf Inference v5.1 closed NVIDIA llama3.1-405b Interactive, disagg
 
 # ------------------------------------------------------------------------------------------ model blocks
 #: DeepSeek-V3/R1 (dse preset deepseek-v3: the HF config.json values; R1 and R1-0528 share the architecture)
-DSV3 = {"name": "DeepSeek-V3", "family": "moe", "layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128,
-        "head_dim": None, "ffn_hidden": 18432, "ffn_act": "swiglu", "vocab": 129280,
-        "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3,
-                "expert_groups": 8, "top_groups": 4, "router_skew": 2.16},
-        "mla": {"kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-                "v_head_dim": 128}}
+DSV3 = DEEPSEEK_V3
 #: Kimi K2 (dse preset kimi-k2: moonshotai/Kimi-K2-Instruct config.json)
 KIMI_K2 = {"name": "Kimi-K2", "family": "moe", "layers": 61, "hidden": 7168, "heads": 64, "kv_heads": 64,
            "head_dim": None, "ffn_hidden": 18432, "ffn_act": "swiglu", "vocab": 163840,

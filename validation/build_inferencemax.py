@@ -112,7 +112,7 @@ from __future__ import annotations
 
 import os
 
-from case_files import write_cases
+from case_files import DEEPSEEK_V3, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "inferencemax.jsonl")
@@ -121,13 +121,8 @@ SNAPSHOT = ("SemiAnalysisAI/InferenceX-app @3a600f1d9ce155536d52e2f58f744f27a301
             "packages/app/cypress/fixtures/api/benchmarks.json")
 RUN_URL = "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/{}/attempts/{}"
 
-# Model block copied from validation/trtllm_mla.jsonl (DeepSeek-R1-0528; architecture from its config.json).
-DSR1 = {"name": "DeepSeek-R1-0528", "family": "moe", "layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128,
-        "head_dim": None, "ffn_hidden": 18432, "ffn_act": "swiglu", "vocab": 129280,
-        "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1, "dense_layers": 3,
-                "expert_groups": 8, "top_groups": 4, "router_skew": 2.16},
-        "mla": {"kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-                "v_head_dim": 128}}
+# Model block: case_files.DEEPSEEK_V3 (R1-0528 has the architecture of V3; its config.json).
+DSR1 = {**DEEPSEEK_V3, "name": "DeepSeek-R1-0528"}
 MODEL_INFERRED = ["model.ffn_act", "model.ffn_hidden", "model.head_dim", "model.heads", "model.hidden",
                   "model.kv_heads", "model.layers", "model.vocab", "model.seq_len", "model.moe",
                   "model.moe.shared_experts", "model.moe.dense_layers", "model.moe.expert_groups",
