@@ -2,7 +2,7 @@
 """Write validation/inferencemax.jsonl: SemiAnalysis InferenceMAX (renamed InferenceX) single-node serving
 measurements of DeepSeek-R1-0528 at fixed concurrency, with the run's GPU, GPU count, TP/EP, precision, engine
 image, ISL/OSL and concurrency, as an out-of-sample check of dse's serving model (fitted on TensorRT-LLM) across
-H200, B200, MI325X and MI355X and two engines (SGLang, TensorRT-LLM).
+H200, B200, MI300X, MI325X and MI355X and two engines (SGLang, TensorRT-LLM).
 
 Usage: python validation/build_inferencemax.py   (no network: every number below was read from the public files
 named here and is kept as a literal, rounded to 6 significant digits).
@@ -26,7 +26,8 @@ SOURCE OF THE NUMBERS
   dates, so it is read as a captured copy of the production data. It was not checked against the runs' own
   artifacts (not stored where this builder's author could read them): reliability B for every case. A later
   version of the same file (@a369c398, pretty-printed) starts with the same rows and values.
-  How a field was read: hardware -> cluster.gpu (b200 -> B200-180GB, h200 -> H200-SXM-141GB, mi325x, mi355x);
+  How a field was read: hardware -> cluster.gpu (b200 -> B200-180GB, h200 -> H200-SXM-141GB, mi300x, mi325x,
+  mi355x);
   decode_tp / decode_ep -> parallel.tp / parallel.ep (prefill_* equal, disagg false, DP attention false in every
   row used); conc -> inference.concurrency; isl/osl -> the asked lengths; metrics.output_tput_per_gpu -> target
   tokens_per_s_per_gpu; metrics.mean_ttft x 1000 -> ttft_ms; metrics.mean_tpot x 1000 -> itl_ms;
@@ -35,7 +36,8 @@ SOURCE OF THE NUMBERS
   throughputs are per tp GPUs (checked below: concurrency x mean output length / mean end-to-end latency / tp
   matches output_tput_per_gpu to within 5% on every row, and would be off 4-8x with tp x ep).
   'metrics.mean_itl' is not used for itl_ms: the servers stream every 10th token (--stream-interval 10,
-  TensorRT-LLM stream_interval 10), so the benchmark's inter-chunk gap is ~10 x TPOT on those rows; mean_tpot
+  TensorRT-LLM stream_interval 10; every 30th in group 10), so the benchmark's inter-chunk gap is ~10 (30) x TPOT
+  on those rows; mean_tpot
   ((e2e latency - TTFT) / (output tokens - 1), per request) is the per-token decode time dse's itl_ms predicts.
 
 HOW THE BENCHMARK RAN (SemiAnalysisAI/InferenceX, stored versions; the runs' own commits are not pinned)
@@ -87,6 +89,17 @@ GROUPS (all spec_method none, disagg false, single node; rows whose 'image' name
      --max-running-requests 256, --ep-size EP (experts split 4 ways, dse tp 4 ep 4).
   8. B200 x8, the same, TP8 EP8. This configuration has no 8k/1k rows at concurrency 32-128 and no 1k/1k row at
      4-8 among the rows read.
+  9. MI300X x8, SGLang lmsysorg/sglang:v0.5.9-rocm700-mi30x, FP8, TP8, run 22469096331 (2026-02-27), concurrency
+     4-64 at all three ISL/OSL; script benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi300x.sh @8eec0d4e:
+     --kv-cache-dtype fp8_e4m3, --chunked-prefill-size 131072, --mem-fraction-static 0.8,
+     --num-continuous-decode-steps 4, aiter attention (no --max-running-requests).
+ 10. B200 x8, SGLang lmsysorg/sglang:v0.5.9-cu130, FP8, TP8 EP1, run 23552373331 (2026-03-25): 1k/1k and 1k/8k at
+     concurrency 4-64, 8k/1k at 4 only; script benchmarks/single_node/fixed_seq_len/dsr1_fp8_b200.sh @8eec0d4e
+     (same settings @432945d2): --kv-cache-dtype fp8_e4m3, --chunked-prefill-size 32768, --mem-fraction-static
+     0.82, --max-running-requests 128, trtllm_mla attention, flashinfer_trtllm MoE, --stream-interval 30 (the
+     rows' mean_itl is ~30 x mean_tpot). Its 8k/1k rows at concurrency 8-64 carry another image
+     (lmsysorg/sglang:v0.5.6-cu129-amd64, run 20621824084, 2025-12-31, whose script version was not looked up) and
+     are left out.
 
 LEFT OUT (and why)
   - Rows without 'image' (runs of 2025-10 and 2025-11, e.g. H200 and B200 TensorRT-LLM FP8/FP4 of 2025-11-02): the
@@ -94,10 +107,18 @@ LEFT OUT (and why)
   - MTP rows (spec_method mtp: TensorRT-LLM and SGLang with DeepSeek's MTP): the draft acceptance is not stated.
   - Disaggregated and multi-node rows (dynamo-trt, dynamo-sglang, mori-sglang; GB200, GB300, B300, H200, MI355X):
     their GPU-count fields disagree with the worker counts in places and dse's disaggregated phase is offline.
-  - The rest of the fixture was not read (about a quarter of its 2.27 MB was): further single-node groups exist
-    (B200 TensorRT-LLM FP4 TP4 with image 1.2.0rc6.post2, run 21640806486; B200 SGLang FP4 TP8 EP1 of 2025-11-10,
-    without image; MI300X and others) and can be added the same way. Row fragments cut at a page boundary without
-    their header (e.g. a B200 SGLang FP4 1k/1k concurrency-8 row) were not used.
+  - The fixture was not read whole. Read (character offsets of the 2,274,325): the first quarter or so by the first
+    pass, then 168,000-216,000 (MI300X SGLang FP8, B200 SGLang FP8: groups 9-10), and single 16,000-character pages
+    at 400,000, 600,000, 800,000-848,000, 1,100,000, 1,400,000 and 1,700,000 to map the layout. Those pages hold
+    disaggregated/multi-node rows (GB200, GB300, B300, H200, B200, MI355X with dynamo-trt, dynamo-sglang,
+    mori-sglang), MTP rows (B200 TensorRT-LLM FP4 TP4 / TP8 EP8, with and without DP attention, images
+    1.1.0rc2.post2 and 1.2.0rc6.post3) and MI355X ATOM FP4 TP8 rows (rocm/atom:rocm7.1.1-ubuntu24.04-pytorch2.9-
+    atom0.1.1-MI350x, run 22411648488, 2026-02-25: single node, with image, not added: engine not in dse's
+    precedents and its script was not looked up). Not found in the pages read, so not added: B200 TensorRT-LLM FP4
+    TP4 non-MTP with image 1.2.0rc6.post2 (run 21640806486, named by the first pass), and whatever single-node
+    groups lie in the unread stretches (about 216,000-400,000 beyond the B200 SGLang FP4 rows, 416,000-600,000,
+    616,000-800,000, 848,000-1,100,000 and 1,116,000 to the end except the pages above). Row fragments cut at a
+    page boundary without their header (e.g. a B200 SGLang FP4 1k/1k concurrency-8 row) were not used.
   - gpt-oss-120b and Llama 3.3 70B: the fixture holds only DeepSeek-R1 (the API answers one model); no other
     stored copy of InferenceMAX results with configurations was found: the InferenceMAX forks hold workflows and
     scripts, not results, except ajith-sirra-amd/InferenceMAX_Rocm_Team results/ (agentic multi-turn AIPerf
@@ -299,6 +320,40 @@ GROUPS = [
                (64, 1024, 8192, 524.688, 466.448, 58.2403, 0.506073, 0.0166231, 123.290),
                (128, 1024, 1024, 1461.38, 729.889, 731.493, 0.644956, 0.0206449, 19.6239),
                (128, 1024, 8192, 798.250, 709.451, 88.7994, 0.639419, 0.0219029, 162.015)]),
+    dict(key="mi300fp8", slug="sglang0.5.9_mi300xx8_dsr1-fp8_tp8", gpu="MI300X", n=8, tp=8, ep=1,
+         engine="SGLang", image="lmsysorg/sglang:v0.5.9-rocm700-mi30x", precision="fp8",
+         checkpoint="deepseek-ai/DeepSeek-R1-0528", run="amd0227", kv="fp8", mem_util=0.8, max_batch=None,
+         script="benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi300x.sh @8eec0d4e",
+         rows=[(4, 1024, 1024, 38.8002, 19.3057, 19.4945, 0.437094, 0.0246484, 23.0485),
+               (4, 1024, 8192, 21.9973, 19.5079, 2.48937, 0.591810, 0.0251443, 183.183),
+               (4, 8192, 1024, 145.404, 16.1751, 129.229, 1.33481, 0.0287710, 27.7987),
+               (8, 1024, 1024, 72.2178, 36.2428, 35.9751, 0.628724, 0.0263362, 25.0827),
+               (8, 1024, 8192, 39.6683, 35.2502, 4.41807, 0.622075, 0.0275328, 203.191),
+               (8, 8192, 1024, 227.705, 25.5979, 202.107, 1.26983, 0.0370067, 35.5711),
+               (16, 1024, 1024, 125.171, 62.2540, 62.9167, 0.476904, 0.0309441, 28.7969),
+               (16, 1024, 8192, 70.5970, 62.7272, 7.86978, 0.469984, 0.0309850, 229.043),
+               (16, 8192, 1024, 417.472, 46.2586, 371.213, 1.53462, 0.0402598, 38.3934),
+               (32, 1024, 1024, 185.340, 92.8170, 92.5234, 0.722486, 0.0412422, 38.7988),
+               (32, 1024, 8192, 103.895, 92.4205, 11.4750, 0.500144, 0.0421187, 312.860),
+               (32, 8192, 1024, 612.959, 68.5459, 544.413, 1.98671, 0.0547511, 52.7229),
+               (64, 1024, 1024, 298.684, 149.308, 149.376, 0.907710, 0.0512513, 48.1529),
+               (64, 1024, 8192, 165.586, 147.206, 18.3800, 0.890290, 0.0527983, 390.848),
+               (64, 8192, 1024, 790.789, 87.7312, 703.058, 2.83410, 0.0865960, 82.7588)]),
+    dict(key="b200fp8", slug="sglang0.5.9_b200x8_dsr1-fp8_tp8", gpu="B200-180GB", n=8, tp=8, ep=1,
+         engine="SGLang", image="lmsysorg/sglang:v0.5.9-cu130", precision="fp8",
+         checkpoint="deepseek-ai/DeepSeek-R1-0528", run="nv0325", kv="fp8", mem_util=0.82, max_batch=128,
+         stream=30, script="benchmarks/single_node/fixed_seq_len/dsr1_fp8_b200.sh @8eec0d4e",
+         rows=[(4, 1024, 1024, 108.844, 54.1570, 54.6866, 0.183180, 0.00875996, 8.21469),
+               (4, 1024, 8192, 64.0478, 56.7997, 7.24812, 0.185071, 0.00864125, 62.9311),
+               (4, 8192, 1024, 433.756, 48.2519, 385.504, 0.478590, 0.00960685, 9.31398),
+               (8, 1024, 1024, 176.646, 88.6505, 87.9957, 0.226624, 0.0108070, 10.2616),
+               (8, 1024, 8192, 106.126, 94.3060, 11.8198, 0.199429, 0.0103229, 76.1394),
+               (16, 1024, 1024, 289.140, 143.805, 145.336, 0.402452, 0.0131803, 12.4675),
+               (16, 1024, 8192, 170.499, 151.493, 19.0064, 0.367202, 0.0128442, 95.1258),
+               (32, 1024, 1024, 447.079, 223.894, 223.185, 0.527529, 0.0169091, 16.1415),
+               (32, 1024, 8192, 260.629, 231.848, 28.7813, 0.511888, 0.0167467, 124.686),
+               (64, 1024, 1024, 665.776, 332.813, 332.963, 0.798993, 0.0225293, 21.5700),
+               (64, 1024, 8192, 398.226, 354.023, 44.2029, 0.637478, 0.0219491, 162.759)]),
 ]
 
 
@@ -310,9 +365,9 @@ def token_budget(key: str, conc: int, isl: int, osl: int) -> int:
         return 196608
     if key == "mi355fp4":  # PREFILL_SIZE 32768 for 8k/1k above concurrency 32
         return 32768 if (isl, osl) == (8192, 1024) and conc > 32 else 196608
-    if key == "mi325fp8":
+    if key in ("mi325fp8", "mi300fp8"):
         return 131072
-    if key == "h200fp8":
+    if key in ("h200fp8", "b200fp8"):
         return 32768
     return 16384  # B200 SGLang FP4 without DP attention
 
@@ -344,6 +399,7 @@ def cases():
             url = RUN_URL.format(run_id, attempt)
             in_len, out_len = case_len(isl), case_len(osl)
             sglang = g["engine"] == "SGLang"
+            stream = g.get("stream", 10)  # --stream-interval in the script
             mb = max_running(g, isl, osl)
             budget = token_budget(g["key"], conc, isl, osl)
             inference = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": conc,
@@ -413,15 +469,15 @@ def cases():
                               f"(inferred). Measured (per GPU = over the {g['tp']} GPUs of the engine): output "
                               f"{out:g} tok/s/GPU, input {inp:g}, total {tput:g}; mean TTFT {ttft * 1e3:.2f} ms, "
                               f"mean TPOT {tpot * 1e3:.3f} ms (itl_ms; the row's mean_itl counts the gaps between "
-                              f"streamed chunks of 10 tokens), mean end-to-end latency {e2el:g} s. {quant}{flags}"
+                              f"streamed chunks of {stream} tokens), mean end-to-end latency {e2el:g} s. {quant}{flags}"
                               + (f"The fixture's num_decode_gpu field ({g['tp'] * g['ep']}) is tp x ep, not the GPU "
                                  "count: the figures are per tp GPUs " if g["ep"] > 1 else "Figures per GPU ")
                               + "(closed-loop check: concurrency x mean output / mean latency / tp matches the "
                               "output figure within 5%). The mean TTFT counts every request of the loop, including "
                               f"the first {conc}, sent together at its start (their prompts queue behind each other), "
                               "the HTTP and tokenizer path, and the first streamed chunk, which the engine emits "
-                              "every 10 tokens (stream interval 10; sgl-project/sglang issue #245): it is not only "
-                              "the prompt's compute."),
+                              f"every {stream} tokens (stream interval {stream}; sgl-project/sglang issue #245): it is "
+                              "not only the prompt's compute."),
                 }
 
 
