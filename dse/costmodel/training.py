@@ -219,25 +219,24 @@ def _evaluate(c: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[st
     hbm = c["hbm_bw"] * c["eff_hbm"]
     in_bytes = np.where(fp8, 1.0, act)  # bytes of a matmul operand
 
-    def gemm(M, K, N, ops=1.0):
-        """Time of ``ops`` GEMMs (M x K) @ (K x N) each, s: roofline with a reduction-depth
-        efficiency K / (K + K_half) (prologue/epilogue of each output tile amortised over K)."""
-        flops = 2.0 * M * K * N * ops
-        depth = np.maximum(K, 1.0)
-        rate = mm_rate * depth / (depth + k_half)
-        traffic = ops * (in_bytes * (M * K + K * N) + act * M * N)
-        return np.maximum(flops / rate, traffic / hbm)
-
     # GEMMs an FP8/FP4 recipe keeps 16-bit: the LM head (Megatron-core's output layer is not a
     # Transformer Engine module; torchtitan's float8 conversion skips "output")
     eff16 = np.where(c["eff_matmul_16"] > 0, c["eff_matmul_16"], c["eff_matmul"])
     mm16_rate = np.where(fp8, c["peak_flops_16"] * eff16, mm_rate)
 
-    def gemm16(M, K, N):
-        flops = 2.0 * M * K * N
+    def gemm(M, K, N, ops=1.0, peak_rate=mm_rate, operand=in_bytes):
+        """Time of ``ops`` GEMMs (M x K) @ (K x N) each, s: roofline with a reduction-depth
+        efficiency K / (K + K_half) (prologue/epilogue of each output tile amortised over K);
+        ``peak_rate`` and ``operand`` (bytes an input element) are the precision's unless given."""
+        flops = 2.0 * M * K * N * ops
         depth = np.maximum(K, 1.0)
-        rate = mm16_rate * depth / (depth + k_half)
-        return np.maximum(flops / rate, act * (M * K + K * N + M * N) / hbm)
+        rate = peak_rate * depth / (depth + k_half)
+        traffic = ops * (operand * (M * K + K * N) + act * M * N)
+        return np.maximum(flops / rate, traffic / hbm)
+
+    def gemm16(M, K, N):
+        """A GEMM kept 16-bit in every recipe (the LM head), s."""
+        return gemm(M, K, N, peak_rate=mm16_rate, operand=act)
 
     def linear(M, K, N, ops=1.0):
         """Forward and backward time of ``ops`` linear layers y = x W (x: M x K, W: K x N).
