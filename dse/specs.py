@@ -589,11 +589,14 @@ class InferenceSpec(Spec):
     mode: Literal["offline_max_throughput", "online"] = "offline_max_throughput"
     #: offered load, requests/s for the whole deployment (online serving); None = offline
     request_rate: PositiveFloat | None = None
-    #: requests an offline run serves, all queued at its start (trtllm-bench --num_requests, a
-    #: benchmark's prompt count): each replica takes its share, runs full waves at its batch and
-    #: drains the last, smaller wave at a smaller batch, so a short run serves less than the
-    #: steady state (and one whose share fits at once runs at that share). None = a run long
-    #: enough that the steady state is all of it
+    #: requests a run serves (a benchmark's prompt count). Offline, all queued at its start
+    #: (trtllm-bench --num_requests): each replica takes its share, runs full waves at its batch
+    #: and drains the last, smaller wave at a smaller batch, so a short run serves less than the
+    #: steady state (and one whose share fits at once runs at that share). With a concurrency,
+    #: a closed loop of that many clients (vLLM/SGLang bench_serving --max-concurrency with
+    #: --num-prompts): the first prompts arrive together and queue for their first tokens, which
+    #: weighs on the mean TTFT of a short run. None = a run long enough that the steady state is
+    #: all of it
     num_requests: PositiveInt | None = None
     #: spread of the requests' output lengths: their coefficient of variation (standard deviation
     #: over mean; ``output_len`` is the mean). 0 = every request the same length (trtllm-bench's
@@ -707,12 +710,13 @@ class InferenceSpec(Spec):
                 raise ValueError(f"phase prefill packs max_num_tokens prompt tokens per iteration: {', '.join(given)} "
                                  "does not apply; leave it out (or use phase both or decode)")
         if self.num_requests is not None:
-            online = [k for k in ("concurrency", "request_rate") if getattr(self, k) is not None]
-            if online or self.phase != "both":
-                why = (f"{' and '.join(online)} make{'s' * (len(online) == 1)} it an online run" if online
+            if self.request_rate is not None or self.phase != "both":
+                why = (f"request_rate ({self.request_rate:g}) makes it an open stream of arrivals"
+                       if self.request_rate is not None
                        else f"phase {self.phase} is an instance or deployment, not an engine serving whole requests")
-                raise ValueError(f"num_requests ({self.num_requests}) is the size of an offline run of an engine "
-                                 f"(phase both, no concurrency or request_rate): {why}; leave num_requests out")
+                raise ValueError(f"num_requests ({self.num_requests}) is the size of a run of an engine (phase both): "
+                                 f"offline, or a closed loop of clients with a concurrency, not an offered "
+                                 f"request_rate: {why}; leave num_requests out")
         if self.batch is not None and self.request_rate is not None:
             raise ValueError(f"batch ({self.batch}) and request_rate ({self.request_rate:g}) exclude each "
                              "other: an offered rate sets the batch in flight; give one of them")

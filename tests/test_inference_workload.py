@@ -313,12 +313,14 @@ def test_released_presets_state_their_context_window_and_it_holds_their_training
     assert all(p.get("context_len") is None or p["context_len"] >= p["seq_len"] for p in presets.values())
 
 
-@pytest.mark.parametrize("extra, needle", [({"request_rate": 2.0}, "request_rate makes it an online run"),
-                                           ({"concurrency": 8}, "concurrency makes it an online run"),
+@pytest.mark.parametrize("extra, needle", [({"request_rate": 2.0}, r"request_rate \(2\) makes it an open stream"),
+                                           ({"phase": "decode"}, "phase decode is an instance"),
                                            ({"num_requests": 0}, "inference.num_requests")])
-def test_num_requests_is_the_size_of_an_offline_run(extra, needle):
+def test_num_requests_is_the_size_of_an_offline_run_or_a_closed_loop(extra, needle):
     with pytest.raises(dse.InputError, match=needle):
         dse.load_scenario(serving(**{"num_requests": 1500, **extra}))
+    closed = dse.load_scenario(serving(num_requests=1500, concurrency=64))  # a closed loop of 64 clients
+    assert closed.inference.num_requests == 1500 and closed.inference.concurrency == 64
 
 
 def test_a_finite_run_is_reported_against_the_steady_state():

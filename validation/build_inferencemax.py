@@ -402,8 +402,10 @@ def cases():
             stream = g.get("stream", 10)  # --stream-interval in the script
             mb = max_running(g, isl, osl)
             budget = token_budget(g["key"], conc, isl, osl)
+            # FACT (benchmark-tmpl.yml): --num-prompts 10 x CONC, the first CONC sent together
             inference = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": conc,
-                         "mode": "online", "kv_cache_dtype": g["kv"], "max_num_tokens": budget}
+                         "mode": "online", "kv_cache_dtype": g["kv"], "max_num_tokens": budget,
+                         "num_requests": 10 * conc}
             inferred = ["cluster.gpus_per_node", "parallel.dp", "parallel.pp", "inference.input_len",
                         "inference.output_len", "inference.kv_cache_dtype", "inference.max_num_tokens"]
             if g["precision"] == "fp4":

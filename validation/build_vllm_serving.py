@@ -575,7 +575,7 @@ def sglang_cases():
                     "parallel": {"tp": 8, **PARALLEL},
                     "inference": {"input_len": round(in_mean), "output_len": round(out_mean), "batch": None,
                                   "concurrency": c, "mode": "online", "kv_cache_dtype": "bf16",
-                                  "max_num_tokens": SGLANG_CHUNK},
+                                  "max_num_tokens": SGLANG_CHUNK, "num_requests": ok},
                     "target": {"metric": metric, "value": value},
                     "also": {**{k: v for k, v in figures.items() if k != metric},
                              "requests_per_s": round(ok / dur, 4)},

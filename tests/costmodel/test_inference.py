@@ -6,6 +6,8 @@ Expectations are derived from the model's physics (bytes, FLOPs, datasheet figur
 calibrated efficiencies read from the columns, so they survive recalibration.
 """
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -1000,6 +1002,66 @@ def test_a_finite_run_never_beats_the_steady_state_and_a_long_one_reaches_it(row
     assert np.isfinite(run["tokens_per_s"]).all() and np.isfinite(run["energy_per_token_j"]).all()
     long = evaluate_inference({**cols, "num_requests": np.full(len(rows), 1e7)})
     assert (long["tokens_per_s"][ok] >= 0.99 * steady["tokens_per_s"][ok]).all()
+
+
+# ---------------------------------------------------------------------------- a closed loop of clients
+def test_a_closed_loop_run_opens_with_its_clients_prompts_queued_together():
+    """concurrency N with num_requests: the first N prompts arrive at once and the engine takes
+    them in chunks of the token budget, prompt j's first token after (j + 1) I / chunk of them,
+    (N + 1) I / (2 chunk) on average; the run's mean TTFT carries that wave's excess over the
+    steady state once in num_requests / N requests."""
+    cols = columns(model="llama3.1-8b", input_len=4096, output_len=1024, concurrency=32, max_num_tokens=8192)
+    steady = one(cols)
+    assert steady["batch"] == 32
+    # the wave's iterations: about a prefill instance's 8192-token iteration (plus 15.5 decodes)
+    chunk_s = one(columns(model="llama3.1-8b", input_len=4096, output_len=1024, phase="prefill",
+                          max_num_tokens=8192))["iteration_time_s"]
+    x = 4096 / (8192 - 15.5)  # the chunk the decodes of half the wave leave
+    wave = sum(math.ceil(j * x) for j in range(1, 33)) / 32 * chunk_s  # prompt j's first token: iteration ceil(j x)
+    excess = {}
+    for waves in (1, 2, 10):
+        run = one(cols, num_requests=32 * waves)
+        excess[waves] = waves * (run["ttft_ms"] - steady["ttft_ms"]) / 1e3
+        for key in ("tokens_per_s", "itl_ms", "batch"):  # the wave moves the first token only
+            assert run[key] == steady[key], key
+    assert excess[2] == pytest.approx(excess[1], rel=1e-9) and excess[10] == pytest.approx(excess[1], rel=1e-9)
+    assert excess[1] + steady["ttft_ms"] / 1e3 == pytest.approx(wave, rel=0.05)
+    assert one(cols, num_requests=32 * 10**6)["ttft_ms"] == pytest.approx(steady["ttft_ms"], rel=1e-4)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 16, 64, 255])
+@pytest.mark.parametrize("x", [0.03, 0.125, 0.3, 0.5, 0.77, 1.0, 1.4, 2.5, 6.0])
+def test_first_wave_iterations_is_near_the_mean_round_up_of_j_x(n, x):
+    """Prompt j of n finishes in iteration ceil(j x): the closed form is exact for one prompt and
+    for a wave in one iteration, and within half an iteration (and 25%) otherwise."""
+    exact = sum(math.ceil(j * x - 1e-9) for j in range(1, n + 1)) / n
+    got = float(inf.first_wave_iterations(n, x))
+    assert abs(got - exact) <= min(0.5, 0.25 * exact) + 1e-9
+    if n == 1 or n * x <= 1.0:
+        assert got == pytest.approx(exact, rel=1e-12)
+
+
+def test_a_lone_client_and_an_open_stream_have_no_opening_wave():
+    lone = columns(model="llama3.1-8b", input_len=4096, output_len=256, concurrency=1)
+    assert one(lone, num_requests=5)["ttft_ms"] == one(lone)["ttft_ms"]
+    cols = columns(model="llama3.1-8b", input_len=4096, output_len=256)
+    assert one(cols, request_rate=2.0, num_requests=50)["ttft_ms"] == one(cols, request_rate=2.0)["ttft_ms"]
+
+
+@PROPERTY
+@given(configs, st.sampled_from([1, 64, 640, 6400]))
+def test_a_closed_loop_run_never_gets_its_first_tokens_sooner_than_the_steady_state(rows, requests):
+    cols = stack(rows)
+    cols["concurrency"] = np.full(len(rows), 64.0)
+    cols["batch"] = np.zeros(len(rows))
+    steady = evaluate_inference(cols)
+    run = evaluate_inference({**cols, "num_requests": np.full(len(rows), float(requests))})
+    ok = steady["feasible"] > 0
+    assert np.isfinite(run["ttft_ms"]).all()
+    assert (run["ttft_ms"][ok] >= steady["ttft_ms"][ok] * (1 - 1e-12)).all()
+    if requests >= 64:  # whole waves: more of them dilute the first (fewer requests than clients make it smaller)
+        longer = evaluate_inference({**cols, "num_requests": np.full(len(rows), 10.0 * requests)})
+        assert (longer["ttft_ms"][ok] <= run["ttft_ms"][ok] * (1 + 1e-12)).all()
 
 
 def test_each_expert_exchange_pays_the_fixed_time_of_a_collective_call():
