@@ -100,6 +100,8 @@ GROUPS: list[tuple[str, Path, list[tuple[str, Rule]]]] = [
      ROOT / "validation/inferencemax.jsonl",
      [("tokens/s", lambda r: r["metric"] == "tokens_per_s_per_gpu"), ("TPOT", lambda r: r["metric"] == "itl_ms"),
       ("TTFT", lambda r: r["metric"] == "ttft_ms")]),
+    ("AMD's vLLM figures, MI300X TP 8 (Llama 3.1 70B / 405B FP8): throughput / latency",
+     ROOT / "validation/amd_perf_results.jsonl", [("throughput", lambda r: "_latency" not in r["id"]), ("latency", id_has("_latency"))]),
     ("Serving power, ML.ENERGY", ROOT / "validation/mlenergy_power.jsonl", [("all", everything)]),
 ]
 
