@@ -46,7 +46,8 @@ SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv
                 "prefill_time_s", "decode_step_s", "chunk_iteration_s", "chunk_share", "input_len", "output_len", "spec_tokens", "spec_acceptance",
                 "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
                 "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate", "batch_running",
-                "phase", "input_tokens_per_s", "input_tokens_per_s_per_gpu", "num_requests", "finite_run_factor")
+                "phase", "input_tokens_per_s", "input_tokens_per_s_per_gpu", "num_requests", "finite_run_factor",
+                "opening_wave_ttft_ms")
 #: Serving ``phase`` codes (disaggregated serving): a whole engine, a prefill or a decode instance
 PHASE_NAMES = {0: "both", 1: "prefill", 2: "decode"}
 #: Serving: bytes per linear-layer weight -> the format's name
@@ -386,7 +387,10 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         offline = not (serving.get("concurrency") or 0) > 0 and not (serving.get("request_rate") or 0) > 0
         batch, running = serving.get("batch"), serving.get("batch_running")
         waits = batch is not None and running is not None and batch > running + 1e-9
-        ttft_note = [("one iteration (the prompt fits one iteration's token budget)" if one_iteration else ""),
+        opening = serving.get("opening_wave_ttft_ms") or 0.0
+        ttft_note = [(f"{fmt(opening)} ms of it the run's opening wave (its clients' first prompts queued together)"
+                      if opening > 0 else ""),
+                     ("one iteration (the prompt fits one iteration's token budget)" if one_iteration else ""),
                      ("with the wait for room in the token budget" if waits else
                       "the service time in a full engine, not the wait in an offline run's queue" if offline else "")]
         ttft_note = "; ".join(n for n in ttft_note if n)

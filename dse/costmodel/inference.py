@@ -1097,8 +1097,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # iterations; the difference is spent waiting before the first token
         queue = np.where(decode_only, 0.0, np.maximum(B / np.maximum(B_dec, 1e-30) - 1.0, 0.0) * O_it * itl)
         ttft = ttft + queue
+        opening = 0.0 * ttft  # the mean TTFT a closed loop's opening wave adds (s)
         if np.any(closed):
-            ttft = np.where(closed, ttft + np.maximum(first_wave_ttft(B_dec) - ttft, 0.0) / waves, ttft)
+            opening = np.where(closed, np.maximum(first_wave_ttft(B_dec) - ttft, 0.0) / waves, 0.0)
+            ttft = ttft + opening
         if np.any(prefill_only):
             # a prefill instance: iterations of max_num_tokens prompt tokens (whole prompts, a longer
             # prompt chunked), p microbatches in the pipeline; each prompt emits its first token
@@ -1190,7 +1192,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # grow and a full engine serves proportionally less (an offered rate is still served, at
     # the longer latencies: the batch it holds is not re-solved)
     power_cap_s = itl * (stretch - 1.0)
-    itl, ttft, prefill = itl * stretch, ttft * stretch, prefill * stretch
+    itl, ttft, prefill, opening = itl * stretch, ttft * stretch, prefill * stretch, opening * stretch
     slowed = np.where(online & ~saturated, 1.0, stretch)
     tokens_s, requests_s, per_gpu, tflops = tokens_s / slowed, requests_s / slowed, per_gpu / slowed, tflops / slowed
     out = {
@@ -1256,6 +1258,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         "infeasible_mask": mask.astype(np.float64),
         "ep_load_imbalance": np.where(is_moe, imb, 1.0),
         "finite_run_factor": 1.0 + zero,  # a steady state; _finite_run scores finite runs
+        "opening_wave_ttft_ms": opening * 1e3,
     }
     out["exposed_comm_s"] = out["exposed_tp_s"] + out["exposed_ep_s"] + out["exposed_pp_s"]
     out["feasible"] = (mask == 0).astype(np.float64)

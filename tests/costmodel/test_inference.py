@@ -1022,6 +1022,7 @@ def test_a_closed_loop_run_opens_with_its_clients_prompts_queued_together():
     for waves in (1, 2, 10):
         run = one(cols, num_requests=32 * waves)
         excess[waves] = waves * (run["ttft_ms"] - steady["ttft_ms"]) / 1e3
+        assert run["opening_wave_ttft_ms"] == pytest.approx(run["ttft_ms"] - steady["ttft_ms"], rel=1e-9)
         for key in ("tokens_per_s", "itl_ms", "batch"):  # the wave moves the first token only
             assert run[key] == steady[key], key
     assert excess[2] == pytest.approx(excess[1], rel=1e-9) and excess[10] == pytest.approx(excess[1], rel=1e-9)
@@ -1044,6 +1045,7 @@ def test_first_wave_iterations_is_near_the_mean_round_up_of_j_x(n, x):
 def test_a_lone_client_and_an_open_stream_have_no_opening_wave():
     lone = columns(model="llama3.1-8b", input_len=4096, output_len=256, concurrency=1)
     assert one(lone, num_requests=5)["ttft_ms"] == one(lone)["ttft_ms"]
+    assert one(lone, num_requests=5)["opening_wave_ttft_ms"] == 0.0
     cols = columns(model="llama3.1-8b", input_len=4096, output_len=256)
     assert one(cols, request_rate=2.0, num_requests=50)["ttft_ms"] == one(cols, request_rate=2.0)["ttft_ms"]
 
