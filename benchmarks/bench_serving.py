@@ -1,11 +1,12 @@
-"""Throughput of the vectorized serving cost model: offline, offline runs of 1,500 requests, and at an offered rate.
+"""Throughput of the vectorized serving cost model: offline, finite runs, a closed loop, and at an offered rate.
 
 Scores N random Llama-3.1-70B FP8 serving configurations on H100-SXM-80GB (tensor and pipeline
 parallel degree, replicas, prompt and answer lengths, HBM bandwidth varied) in one vectorized
 ``evaluate_inference`` call, best of 3 after a warm-up: once offline (the throughput-maximising
 batch of each row, a grid of candidate batches), once as offline runs of 1,500 requests (the
-model again at each row's last, smaller wave) and once at an offered request rate (the batch
-Little's law gives, by bisection on top of the grid). The last line printed is one JSON object.
+model again at each row's last, smaller wave), once as closed loops of 64 clients sending 640
+requests (the opening wave's prompts queued together: one iteration more) and once at an offered
+request rate (the batch Little's law gives, by bisection on top of the grid). The last line printed is one JSON object.
 
     python benchmarks/bench_serving.py [--n 20000] [--seed 0]
 """
@@ -69,14 +70,17 @@ def main() -> None:
     cols = columns(args.n, args.seed)
     offline, feasible_offline = rate(cols)
     finite, _ = rate({**cols, "num_requests": np.full(args.n, 1500.0)})
+    closed, _ = rate({**cols, "concurrency": np.full(args.n, 64.0), "num_requests": np.full(args.n, 640.0)})
     cols["request_rate"] = np.full(args.n, 5.0)
     online, feasible_online = rate(cols)
     print(f"serving cost model: Llama-3.1-70B FP8 on H100-SXM-80GB, {args.n:,} random configurations (seed {args.seed})")
     print(f"  offline (throughput-maximising batch): {offline:,.0f} configs/s, feasible {feasible_offline:.0%}")
     print(f"  offline runs of 1,500 requests (the last wave re-scored): {finite:,.0f} configs/s")
+    print(f"  closed loops of 64 clients, 640 requests (the opening wave queued): {closed:,.0f} configs/s")
     print(f"  online at 5 req/s (Little's law batch): {online:,.0f} configs/s, feasible {feasible_online:.0%}")
     print(json.dumps({"n_configs": args.n, "offline_configs_per_s": offline,
-                      "finite_run_configs_per_s": finite, "online_configs_per_s": online}))
+                      "finite_run_configs_per_s": finite, "closed_loop_configs_per_s": closed,
+                      "online_configs_per_s": online}))
 
 
 if __name__ == "__main__":
