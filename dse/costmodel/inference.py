@@ -156,7 +156,9 @@ with one such prompt in N / C, so the run's mean TTFT is the steady state's plus
 wave's excess over it times C / N. A discrete-event simulation of such an engine
 (``scripts/closed_loop_sim.py``: lengths uniform over [0.8 X, X], 4-256 clients, 10 requests
 each) puts the first wave's mean within 16% of this (5.5% on average) and the run's throughput
-within 1.2% of a long run's, so the throughput is left at the steady state's.
+within 1.2% of a long run's, so the throughput is left at the steady state's. Clients beyond the
+batch B the engine runs (memory, max_batch) hold a request each all the same: by Little's law it
+waits C / (dp B) - 1 times its O iterations for a slot before its prompt goes in (TTFT).
 
 **Disaggregated serving** (``phase``): a decode instance (2) runs iterations of decode tokens
 only, one per sequence in flight (requests arrive with their prompt's KV, so the cache and the
@@ -1094,8 +1096,10 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # decode token waits one iteration
         ttft = np.where(decode_only, itl, ttft)
         # Little's law: B in flight served B_dec at a time stay B / B_dec times as long as O_it
-        # iterations; the difference is spent waiting before the first token
-        queue = np.where(decode_only, 0.0, np.maximum(B / np.maximum(B_dec, 1e-30) - 1.0, 0.0) * O_it * itl)
+        # iterations; the difference is spent waiting before the first token. Clients beyond the
+        # batch the engine runs (memory, max_batch) hold a request too: it waits for a slot
+        held = np.where((c["concurrency"] > 0) & ~online, np.maximum(B, conc), B)
+        queue = np.where(decode_only, 0.0, np.maximum(held / np.maximum(B_dec, 1e-30) - 1.0, 0.0) * O_it * itl)
         ttft = ttft + queue
         opening = 0.0 * ttft  # the mean TTFT a closed loop's opening wave adds (s)
         if np.any(closed):

@@ -1042,6 +1042,18 @@ def test_first_wave_iterations_is_near_the_mean_round_up_of_j_x(n, x):
         assert got == pytest.approx(exact, rel=1e-12)
 
 
+def test_clients_beyond_the_batch_an_engine_runs_wait_for_a_slot():
+    """64 clients on an engine that runs 16 sequences: the other 48 hold a request each, so by
+    Little's law a request waits 64 / 16 - 1 = 3 times its O iterations before its first token;
+    the throughput is the full engine's."""
+    cols = columns(model="llama3.1-8b", input_len=1024, output_len=512, max_batch=16)
+    full, crowded = one(cols, concurrency=16.0), one(cols, concurrency=64.0)
+    assert full["batch"] == crowded["batch"] == 16
+    assert crowded["tokens_per_s"] == full["tokens_per_s"] and crowded["itl_ms"] == full["itl_ms"]
+    # a slot frees every O mean iterations (the engine's, prompt chunks included)
+    assert crowded["ttft_ms"] - full["ttft_ms"] == pytest.approx(3 * 512 * 1e3 * full["iteration_time_s"], rel=1e-9)
+
+
 def test_a_lone_client_and_an_open_stream_have_no_opening_wave():
     lone = columns(model="llama3.1-8b", input_len=4096, output_len=256, concurrency=1)
     assert one(lone, num_requests=5)["ttft_ms"] == one(lone)["ttft_ms"]
