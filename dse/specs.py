@@ -631,6 +631,9 @@ class InferenceSpec(Spec):
     #: not stated: the batch's need, at least 2,048 tokens), so a larger budget leaves a smaller cache. None = TensorRT-LLM's rule: 0.9 of
     #: the memory the weights, workspace and reserve leave
     gpu_memory_utilization: Annotated[float, Field(strict=False, gt=0, le=1, allow_inf_nan=False)] | None = None
+    #: SGLang's rule (--mem-fraction-static): the fraction of the GPU's whole memory for the
+    #: weights and the KV pool, the workspace (activations, CUDA graphs) living in the rest
+    mem_fraction_static: Annotated[float, Field(strict=False, gt=0, le=1, allow_inf_nan=False)] | None = None
     #: when the engine takes a sequence's KV-cache blocks: ``upfront``, for the prompt and every
     #: output token at admission (TensorRT-LLM's GUARANTEED_NO_EVICT scheduler, its default), or
     #: ``on_demand``, as tokens arrive, preempting a sequence when the blocks run out (vLLM,
@@ -717,6 +720,10 @@ class InferenceSpec(Spec):
                 raise ValueError(f"num_requests ({self.num_requests}) is the size of a run of an engine (phase both): "
                                  f"offline, or a closed loop of clients with a concurrency, not an offered "
                                  f"request_rate: {why}; leave num_requests out")
+        if self.gpu_memory_utilization is not None and self.mem_fraction_static is not None:
+            raise ValueError(f"gpu_memory_utilization ({self.gpu_memory_utilization:g}, vLLM's: weights, workspace "
+                             f"and cache) and mem_fraction_static ({self.mem_fraction_static:g}, SGLang's: weights "
+                             "and cache, the workspace outside) are two engines' rules: give one of them")
         if self.batch is not None and self.request_rate is not None:
             raise ValueError(f"batch ({self.batch}) and request_rate ({self.request_rate:g}) exclude each "
                              "other: an offered rate sets the batch in flight; give one of them")

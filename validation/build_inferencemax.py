@@ -9,7 +9,7 @@ named here and is kept as a literal, rounded to 6 significant digits).
 
 Case format: ../shared/validation/README.md (LLM inference cases) with dse's optional inference keys
 (``concurrency`` with mode ``online`` for a closed loop of C clients, ``kv_cache_dtype``, ``max_num_tokens``,
-``gpu_memory_utilization``, ``max_batch``, ``kv_allocation``, ``quant_scope``), as validation/vllm_serving.jsonl
+``mem_fraction_static``, ``max_batch``, ``kv_allocation``, ``quant_scope``), as validation/vllm_serving.jsonl
 (its SGLang cookbook block is the closest precedent). One case per measured figure (output tokens/s per GPU, mean
 TTFT, mean TPOT as itl_ms); the other figures of the same run go in ``also``; what the source does not state is in
 ``inferred`` and explained in ``notes``.
@@ -52,7 +52,7 @@ HOW THE BENCHMARK RAN (SemiAnalysisAI/InferenceX, stored versions; the runs' own
   mean_ttft + (7372.5 or 921.5 - 1) x mean_tpot reproduces mean_e2el to within 6%.
   Engine settings from the scripts (stored versions named per group; INFERRED for the runs, whose script commit is
   not in the row): KV-cache dtype, token budget (SGLang --chunked-prefill-size, TensorRT-LLM --max_num_tokens),
-  SGLang --mem-fraction-static (as gpu_memory_utilization) and --max-running-requests (as max_batch).
+  SGLang --mem-fraction-static (as mem_fraction_static) and --max-running-requests (as max_batch).
   Checkpoints (the workflow configs' 'model'): FP8 rows deepseek-ai/DeepSeek-R1-0528 (block-scaled FP8 linear
   layers: quant_scope all); NVIDIA FP4 rows nvidia/DeepSeek-R1-0528-FP4-V2 (sglang --quantization modelopt_fp4);
   AMD FP4 rows amd/DeepSeek-R1-0528-MXFP4-Preview (named in InferenceX's MI355X scripts). For both FP4 checkpoints
@@ -412,9 +412,9 @@ def cases():
                 inference["quant_scope"] = "ffn"
                 inferred.append("inference.quant_scope")
             if sglang:
-                inference["gpu_memory_utilization"] = g["mem_util"]
+                inference["mem_fraction_static"] = g["mem_util"]
                 inference["kv_allocation"] = "on_demand"
-                inferred += ["inference.gpu_memory_utilization", "inference.kv_allocation"]
+                inferred += ["inference.mem_fraction_static", "inference.kv_allocation"]
             if mb is not None:
                 inference["max_batch"] = mb
                 inferred.append("inference.max_batch")
@@ -425,7 +425,7 @@ def cases():
                 flags = (f"SGLang flags (script {g['script']}, inferred for this run): --tensor-parallel-size "
                          f"{g['tp']}" + (f" --ep-size {g['ep']}" if g["ep"] > 1 else "") +
                          f", --chunked-prefill-size {budget} (max_num_tokens), --mem-fraction-static "
-                         f"{g['mem_util']} (gpu_memory_utilization), KV cache "
+                         f"{g['mem_util']} (mem_fraction_static), KV cache "
                          + ("fp8_e4m3" if g["kv"] == "fp8" else "'auto' = BF16 (no --kv-cache-dtype)")
                          + (f", --max-running-requests {mb} (max_batch)" if mb else "")
                          + ", --disable-radix-cache (random prompts share no prefix); KV blocks taken as tokens "

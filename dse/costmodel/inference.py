@@ -276,6 +276,8 @@ INFERENCE_COLUMNS: dict[str, tuple[float | None, str]] = {
                              "is that of the token budget it profiles at start-up, max_num_tokens when "
                              "stated, else the batch's need, at least min_num_tokens); "
                              "0 = TensorRT-LLM's rule, kv_mem_fraction of what is left"),
+    "mem_static": (0.0, "1: mem_utilization covers the weights and the KV pool only, the workspace "
+                        "living outside it (SGLang's mem_fraction_static); 0: it covers the workspace too"),
     "kv_mem_fraction": (0.9, "fraction of the memory left after weights, workspace and reserve "
                              "that the engine gives the KV cache"),
     "kv_reserve_output": (1.0, "fraction of the output tokens whose KV blocks are reserved per "
@@ -907,6 +909,9 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     util = np.clip(c["mem_utilization"], 0.0, 1.0)
     by_total = util > 0
     margin = np.where(by_total, (1.0 - util) * c["hbm_bytes"], 0.0)
+    # SGLang's static pool: the fraction holds the weights and the KV pool; the workspace
+    # (activations, CUDA graphs) takes its memory from the rest
+    static = by_total & (c["mem_static"] > 0)
     hi_tok = np.maximum(maxtok, I)  # tokens of the largest iteration (a whole prompt at least)
     lo_tok = np.where(by_total, np.minimum(c["min_num_tokens"], hi_tok), 0.0)
 
@@ -918,11 +923,11 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     # the least of the flat-low solution and the larger of the rising and flat-high ones
     free0 = c["hbm_bytes"] - weights - reserved
 
-    def kv_room(free):
-        return np.where(by_total, free - margin, kv_frac * free)
+    def kv_room(free, ws):
+        return np.where(by_total, free - margin + np.where(static, ws, 0.0), kv_frac * free)
 
     room0 = np.where(by_total, free0 - margin, kv_frac * free0)
-    ws_frac = np.where(by_total, 1.0, kv_frac)  # the workspace's share of the room it takes
+    ws_frac = np.where(static, 0.0, np.where(by_total, 1.0, kv_frac))  # the workspace's share of the room
     per_seq = kv_seq + ws_frac * ws_seq / p
     b_mem = np.minimum((room0 - ws_frac * lo_tok * ws_tok) / per_seq,
                        np.maximum(room0 / (per_seq + ws_frac * tok_ratio * ws_tok / p),
@@ -1126,7 +1131,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         kv_cache = np.where(prefill_only, p * C_pre * kv_tok, kv_cache)
         ws = np.where(prefill_only, C_pre * ws_tok + C_pre / I * ws_seq, ws)
     free = c["hbm_bytes"] - weights - reserved - ws
-    headroom = np.maximum(np.where(by_total, margin, (1.0 - kv_frac) * free), 0.0)
+    headroom = np.maximum(np.where(by_total, margin - np.where(static, ws, 0.0), (1.0 - kv_frac) * free), 0.0)
     memory = weights + ws + reserved + kv_cache + headroom
 
     # ------------------------------------------------------------------ feasibility
@@ -1145,7 +1150,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     flag((np.mod(f, t) != 0) | (is_moe & (np.mod(fe, etp) != 0)), FFN_TP)
     flag(~is_moe & (ep > 1), EP_DENSE)
     flag(cp > 1, CONTEXT_PARALLEL)
-    flag(kv_cache > kv_room(free) * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
+    flag(kv_cache > kv_room(free, ws) * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
     flag(saturated, RATE_EXCEEDS)
     flag((c["context_len"] > 0) & (I + O > c["context_len"]), CONTEXT_EXCEEDED)
     flag((c["batch"] > 0) & (c["batch"] > np.maximum(c["max_batch"], 1.0)), BATCH_ABOVE_MAX)
@@ -1235,7 +1240,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
         # what the engine's rule leaves unused: 1 - gpu_memory_utilization of the whole memory
         # (vLLM), or 1 - kv_mem_fraction of what weights, workspace and reserve leave (TensorRT-LLM)
         "memory_engine_free_bytes": headroom + zero,
-        "memory_excess_bytes": np.maximum(kv_cache - kv_room(free), 0.0),
+        "memory_excess_bytes": np.maximum(kv_cache - kv_room(free, ws), 0.0),
         "time_compute_s": p * s["compute"],
         "time_gemm_s": p * s["gemm"],
         "time_attention_s": p * s["attention"],

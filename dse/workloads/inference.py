@@ -133,7 +133,8 @@ def inference_columns(scenario: Scenario) -> dict[str, float]:
         "ep_imbalance": float(spec.moe_load_imbalance or 0.0),
         "tbo": float(spec.two_batch_overlap),
         "sbo": float(spec.single_batch_overlap),
-        "mem_utilization": float(spec.gpu_memory_utilization or 0.0),
+        "mem_utilization": float(spec.gpu_memory_utilization or spec.mem_fraction_static or 0.0),
+        "mem_static": float(spec.mem_fraction_static is not None),
         "kv_reserve_output": 1.0 if spec.kv_allocation == "upfront" else 0.5,
         "attn_16bit": float(spec.quant_scope != "all"),
         "end_layers_16bit": float(spec.quant_scope == "ffn_except_end_layers"),
@@ -396,10 +397,12 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
         weights, work = g("memory_weights_bytes"), g("memory_activations_bytes")
         reserve, hbm = g("memory_reserved"), g("hbm_bytes")
         util = g("mem_utilization", 0.0)
-        left = hbm - weights - work - reserve
+        static = util > 0 and g("mem_static", 0.0) > 0
+        left = hbm - weights - (0.0 if static else work) - reserve
         if util > 0:  # vLLM: a fraction of the whole memory (less the profiled workspace)
             room = max(left - (1.0 - util) * hbm, 0.0)
-            rule = f"{util:g} of the {hbm / GIB:.1f} GiB HBM (gpu_memory_utilization) - weights"
+            rule = (f"{util:g} of the {hbm / GIB:.1f} GiB HBM "
+                    f"({'mem_fraction_static' if static else 'gpu_memory_utilization'}) - weights")
         else:
             room = g("kv_mem_fraction", 0.9) * max(left, 0.0)
             rule = f"{hbm / GIB:.1f} GiB HBM - weights"
@@ -417,7 +420,8 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
             f"out of memory: {_i(g('batch'))} sequences of {_i(g('input_len'))}+{_i(g('output_len'))} "
             f"tokens{holding} need {g('kv_cache_bytes') / GIB:.2f} GiB of KV cache per GPU "
             f"({per_seq / 2**20:.1f} MiB each) but {rule} {weights / GIB:.1f} "
-            f"- workspace {work / GIB:.1f} - reserve {reserve / GIB:.1f} GiB leave "
+            + ("" if static else f"- workspace {work / GIB:.1f} ")
+            + f"- reserve {reserve / GIB:.1f} GiB leave "
             f"{room / GIB:.2f} GiB for it"
             + ("" if util > 0 else f" (x kv_mem_fraction {g('kv_mem_fraction', 0.9):g})")
             + f"; largest batch that fits: {_i(g('batch_max'))}"

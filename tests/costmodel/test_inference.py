@@ -580,6 +580,24 @@ def test_gpu_memory_utilization_sizes_the_kv_cache_from_the_whole_memory():
     assert room[0.92] < room[0.95] < trt["batch_max"]
 
 
+def test_sglang_static_fraction_holds_weights_and_cache_with_the_workspace_outside():
+    """SGLang's rule (mem_fraction_static f): the KV pool is f x HBM less weights and reserve, the
+    workspace living in the other 1 - f; so at the same fraction it holds more than vLLM's rule,
+    by the workspace, and the GPU's memory is f x HBM plus the rest the workspace does not use."""
+    for f in (0.92, 0.95):  # Llama-3.1-70B FP8 fills most of one H100 with weights
+        cols = columns(mem_fraction_static=f)
+        out, vllm = one(cols), one(columns(gpu_memory_utilization=f))
+        assert cols["mem_static"] == 1.0 and cols["mem_utilization"] == f
+        left = f * cols["hbm_bytes"] - out["memory_weights_bytes"] - cols["memory_reserved"]
+        per_seq = out["kv_cache_bytes"] / out["batch_max"]
+        assert left - per_seq <= out["kv_cache_bytes"] <= left * (1 + 1e-9)
+        assert out["batch_max"] > vllm["batch_max"]
+        assert out["memory_engine_free_bytes"] == pytest.approx(
+            (1 - f) * cols["hbm_bytes"] - out["memory_activations_bytes"], rel=1e-9)
+    with pytest.raises(dse.InputError, match="two engines' rules"):
+        columns(mem_fraction_static=0.85, gpu_memory_utilization=0.9)
+
+
 def test_vllm_rule_reserves_the_activations_of_its_whole_token_budget():
     """vLLM sizes its cache after a profiling pass over max_num_batched_tokens tokens, so the
     activations it sets aside are those of the whole budget whatever the batch, and a larger
