@@ -598,6 +598,20 @@ def test_sglang_static_fraction_holds_weights_and_cache_with_the_workspace_outsi
         columns(mem_fraction_static=0.85, gpu_memory_utilization=0.9)
 
 
+@PROPERTY
+@given(configs, st.floats(0.5, 0.95), st.floats(0.0, 0.05))
+def test_a_static_pool_never_holds_fewer_sequences_than_vllms_rule_or_a_smaller_fraction(rows, f, more):
+    """SGLang's pool (weights and cache in f, workspace outside) holds at least what vLLM's rule
+    (everything in f) does, and a larger f never fewer sequences."""
+    cols = stack(rows)
+    n = len(rows)
+    cols.update(batch=np.zeros(n), concurrency=np.zeros(n), mem_utilization=np.full(n, f))
+    vllm = evaluate_inference({**cols, "mem_static": np.zeros(n)})["batch_max"]
+    static = evaluate_inference({**cols, "mem_static": np.ones(n)})["batch_max"]
+    larger = evaluate_inference({**cols, "mem_static": np.ones(n), "mem_utilization": np.full(n, f + more)})["batch_max"]
+    assert (static >= vllm).all() and (larger >= static).all()
+
+
 def test_vllm_rule_reserves_the_activations_of_its_whole_token_budget():
     """vLLM sizes its cache after a profiling pass over max_num_batched_tokens tokens, so the
     activations it sets aside are those of the whole budget whatever the batch, and a larger
