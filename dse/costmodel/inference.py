@@ -1151,6 +1151,7 @@ def _evaluate(cin: dict[str, np.ndarray], n: int, detail: bool = False) -> dict[
     flag(~is_moe & (ep > 1), EP_DENSE)
     flag(cp > 1, CONTEXT_PARALLEL)
     flag(kv_cache > kv_room(free, ws) * (1.0 + 1e-9) + 0.5, OUT_OF_MEMORY)
+    flag(static & (ws > margin * (1.0 + 1e-9) + 0.5), OUT_OF_MEMORY)  # SGLang: the workspace outside the pool
     flag(saturated, RATE_EXCEEDS)
     flag((c["context_len"] > 0) & (I + O > c["context_len"]), CONTEXT_EXCEEDED)
     flag((c["batch"] > 0) & (c["batch"] > np.maximum(c["max_batch"], 1.0)), BATCH_ABOVE_MAX)

@@ -416,6 +416,14 @@ def describe(mask: int, row: Mapping[str, Any]) -> str:
                        f"{_i(g('output_len'))} x (1 + {cv:g}^2) = {_i(out_held)} output tokens")
         holding = "" if not why else (
             f" (holding {_i(g('input_len'))} + {held:g} x {_i(out_held)} tokens on average: " + "; ".join(why) + ")")
+        outside = (1.0 - util) * hbm
+        if static and work > outside:  # SGLang: the workspace lives outside the static pool
+            reasons.append(
+                f"out of memory: the workspace (activations of {_i(g('batch'))} sequences and the token budget) "
+                f"needs {work / GIB:.2f} GiB but mem_fraction_static {util:g} leaves {outside / GIB:.2f} GiB of the "
+                f"{hbm / GIB:.1f} GiB outside the weights and KV pool; lower it or the token budget (max_num_tokens)")
+        if static and g("kv_cache_bytes") <= room * (1.0 + 1e-9) + 0.5:
+            return "; ".join(reasons)
         reasons.append(
             f"out of memory: {_i(g('batch'))} sequences of {_i(g('input_len'))}+{_i(g('output_len'))} "
             f"tokens{holding} need {g('kv_cache_bytes') / GIB:.2f} GiB of KV cache per GPU "

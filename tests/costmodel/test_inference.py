@@ -596,6 +596,13 @@ def test_sglang_static_fraction_holds_weights_and_cache_with_the_workspace_outsi
             (1 - f) * cols["hbm_bytes"] - out["memory_activations_bytes"], rel=1e-9)
     with pytest.raises(dse.InputError, match="two engines' rules"):
         columns(mem_fraction_static=0.85, gpu_memory_utilization=0.9)
+    # a workspace larger than the 1 - f the pool leaves outside it is out of memory, and says why
+    row = dse.evaluate({"workload": "inference", "precision": "bf16", "model": "llama3.1-8b",
+                        "cluster": {"gpu": "H100-SXM-80GB", "num_gpus": 1}, "parallel": {"tp": 1},
+                        "inference": {"input_len": 4096, "output_len": 1024, "mem_fraction_static": 0.99,
+                                      "max_num_tokens": 65536}}).iloc[0]
+    assert not row["feasible"] and "the workspace" in row["infeasible_reason"]
+    assert "mem_fraction_static 0.99 leaves 0.80 GiB" in row["infeasible_reason"]
 
 
 @PROPERTY
