@@ -145,9 +145,9 @@ SUBMISSIONS = [
                 f"{NV_IMPL}/theia_ngpu512_ngc25.09_nemo/README-theia_ngpu512_ngc25.09_nemo.md); {NV_COMMON}; {NV_8B}",
          runs={0: [(1759960772947, 1759960789579)], 1: [(1759961384238, 1759961400848)],
                2: [(1759962017430, 1759962034077)]},
-         first_samples={0: 208896, 1: 208896, 2: 221184}, step_time=0.0866,
+         first_samples={0: 208896, 1: 208896, 2: 221184}, step_time=0.0866, nvlink_domain=64,
          inferred=["parallel.recompute"],
-         extra="GB300 NVL72, 128 trays x 4 GPUs (SEGMENT=16: 64-GPU NVLink partitions). Config: MINIBS=1, TP=2, "
+         extra="GB300 NVL72, 128 trays x 4 GPUs (SEGMENT=16: 64-GPU NVLink partitions -> cluster.nvlink_domain 64). Config: MINIBS=1, TP=2, "
                "SEQ_PARALLEL=True, PP=1, CP=4 -> DP 64, GBS 64 (log +64 a step), MICRO_BATCH_SIZE=1, "
                "TP_COMM_OVERLAP=True, BUCKET_SIZE 768M, USE_TE_OPS=False, NVTE_DPA_FP8_RECIPE=F16, CUDA graphs, "
                "VAL_CHECK_INTERVAL=192 steps = 12,288 sequences. Last interval of each run (step ~0.086 s; 2.3x less "
@@ -344,7 +344,8 @@ def case(s):
         "workload": "train",
         "precision": s["precision"],
         "model": dict(MODEL),
-        "cluster": {"gpu": s["gpu"], "num_gpus": n, "gpus_per_node": s["gpn"]},
+        "cluster": {"gpu": s["gpu"], "num_gpus": n, "gpus_per_node": s["gpn"],
+                    **({"nvlink_domain": s["nvlink_domain"]} if s.get("nvlink_domain") else {})},
         "parallel": {"tp": s["tp"], "pp": s["pp"], "dp": dp, "cp": s["cp"], "ep": 1, "sp": s["tp"] > 1, "vpp": 1,
                      "zero": s["zero"], "recompute": "none", "microbatch": s["mbs"], "global_batch": s["gbs"]},
         "inference": None,
