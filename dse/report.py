@@ -47,7 +47,7 @@ SERVING_KEYS = ("ttft_ms", "itl_ms", "requests_per_s", "batch", "batch_max", "kv
                 "draft_layers", "spec_gain", "weight_bytes", "gemm_in_bytes", "act_bytes", "kv_bytes",
                 "dequant_matmul", "mixed_fp8_native", "concurrency", "request_rate", "batch_running",
                 "phase", "input_tokens_per_s", "input_tokens_per_s_per_gpu", "num_requests", "finite_run_factor",
-                "opening_wave_ttft_ms")
+                "opening_wave_ttft_ms", "lockstep_group")
 #: Serving ``phase`` codes (disaggregated serving): a whole engine, a prefill or a decode instance
 PHASE_NAMES = {0: "both", 1: "prefill", 2: "decode"}
 #: Serving: bytes per linear-layer weight -> the format's name
@@ -388,8 +388,11 @@ def render_evaluation(console: Any, rec: dict[str, Any]) -> None:
         batch, running = serving.get("batch"), serving.get("batch_running")
         waits = batch is not None and running is not None and batch > running + 1e-9
         opening = serving.get("opening_wave_ttft_ms") or 0.0
+        group = serving.get("lockstep_group") or 0.0
         ttft_note = [(f"{fmt(opening)} ms of it the run's opening wave (its clients' first prompts queued together)"
                       if opening > 0 else ""),
+                     (f"prompts arrive {fmt(group)} at a time (clients in lockstep: one output length) and go in "
+                      "together" if group > 1.0 + 1e-9 else ""),
                      ("one iteration (the prompt fits one iteration's token budget)" if one_iteration else ""),
                      ("with the wait for room in the token budget" if waits else
                       "the service time in a full engine, not the wait in an offline run's queue" if offline else "")]

@@ -604,7 +604,9 @@ class InferenceSpec(Spec):
     #: length-biased: their output lengths average E[O^2]/E[O] = output_len (1 + cv^2), which sets
     #: the context their decode attention reads and the KV cache they hold, while requests still
     #: finish at the rate of the mean length (a dataset's natural lengths: MLPerf's DeepSeek-R1
-    #: outputs run from a few hundred to 20,000 tokens)
+    #: outputs run from a few hundred to 20,000 tokens). A closed loop of clients (concurrency)
+    #: whose requests all have one length stays in lockstep: its clients' prompts arrive in groups
+    #: that go in together, which lengthens the TTFT; any spread (> 0) dissolves the groups
     output_len_cv: Annotated[float, Field(ge=0.0, le=10.0, allow_inf_nan=False)] = 0.0
     #: storage type of the KV cache; None = follows the precision (FP8 for fp8 and fp4 weights)
     kv_cache_dtype: Literal["fp8", "bf16", "fp16", "fp32"] | None = None

@@ -1117,6 +1117,55 @@ def test_a_closed_loop_run_never_gets_its_first_tokens_sooner_than_the_steady_st
         assert (longer["ttft_ms"][ok] <= run["ttft_ms"][ok] * (1 + 1e-12)).all()
 
 
+# ---------------------------------------------------------------------------- clients in lockstep
+def test_clients_of_one_output_length_send_their_prompts_together():
+    """A closed loop whose requests all have one length (output_len_cv 0) stays in lockstep: 10
+    clients of 200-token prompts are one group, whose 2000 prompt tokens go in together on an idle
+    engine, so each first token takes a prefill instance's 2000-token iteration. Any spread of the
+    lengths dissolves the groups: arrivals spread out and a prompt meets the steady state."""
+    cols = columns(model="llama3.1-8b", input_len=200, output_len=1000, concurrency=10, max_num_tokens=8192)
+    fixed, spread = one(cols), one(cols, output_len_cv=0.1)
+    prefill = one(columns(model="llama3.1-8b", input_len=200, output_len=1000, phase="prefill",
+                          max_num_tokens=2000))["iteration_time_s"]
+    assert fixed["lockstep_group"] == 10 and spread["lockstep_group"] == 0
+    assert fixed["ttft_ms"] == pytest.approx(1e3 * prefill, rel=1e-9)
+    assert spread["ttft_ms"] < fixed["ttft_ms"] / 3
+    for key in ("tokens_per_s", "batch"):  # the groups move the first token only
+        assert fixed[key] == pytest.approx(spread[key], rel=0.01), key
+    # an open stream (an offered rate) and an offline engine have no clients to keep in step
+    assert one(cols, concurrency=0.0)["lockstep_group"] == 0
+    assert one(cols, concurrency=0.0, request_rate=5.0)["lockstep_group"] == 0
+
+
+def test_a_group_is_the_prompts_one_token_budget_takes_beside_the_others_decodes():
+    """100 clients, 200-token prompts, a budget of 8192 tokens: 8192 / 200 = 40.96 prompts go in
+    together, beside the decodes of the other 100 - 40.96 clients: (8192 - 59.04) / 200 a group.
+    A group waits for the previous one's prefill iteration, so its TTFT is more than its own
+    prefill and less than two of them with the others' decodes."""
+    cols = columns(model="llama3.1-8b", input_len=200, output_len=1000, concurrency=100, max_num_tokens=8192)
+    out = one(cols)
+    n_g = (8192 - (100 - 8192 / 200)) / 200
+    assert out["lockstep_group"] == pytest.approx(n_g, rel=1e-12)
+    own = 1e3 * one(columns(model="llama3.1-8b", input_len=200, output_len=1000, phase="prefill",
+                            max_num_tokens=8192))["iteration_time_s"] * n_g * 200 / 8192
+    assert own < out["ttft_ms"] < 2.5 * own
+
+
+@PROPERTY
+@given(configs, st.sampled_from([1, 2, 4, 8, 16, 64]))
+def test_clients_in_lockstep_never_get_their_first_tokens_sooner_with_more_clients(rows, clients):
+    cols = stack(rows)
+    cols["batch"] = np.zeros(len(rows))
+    cols["request_rate"] = np.zeros(len(rows))
+    cols["output_len_cv"] = np.zeros(len(rows))
+    few = evaluate_inference({**cols, "concurrency": np.full(len(rows), float(clients))})
+    more = evaluate_inference({**cols, "concurrency": np.full(len(rows), 2.0 * clients)})
+    ok = (few["feasible"] > 0) & (more["feasible"] > 0)
+    assert np.isfinite(more["ttft_ms"]).all()
+    assert (more["ttft_ms"][ok] >= few["ttft_ms"][ok] * (1 - 1e-9)).all()
+    assert ((few["lockstep_group"] >= 1) | (cols["phase"] > 0)).all()
+
+
 def test_each_expert_exchange_pays_the_fixed_time_of_a_collective_call():
     """Dispatch and combine are collective calls like the tensor-parallel all-reduce: each pays the
     family's launch and synchronisation time (collective_overhead) on top of its transfer."""
