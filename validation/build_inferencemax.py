@@ -161,6 +161,13 @@ def mean_len(asked: int) -> float:
     return (int(asked * RANGE_RATIO) + asked) / 2
 
 
+def len_cv(asked: int) -> float:
+    """Coefficient of variation of the same draw (the discrete uniform's standard deviation over its mean):
+    the lengths are not one length, so the clients do not stay in lockstep (inference.output_len_cv)."""
+    values = asked - int(asked * RANGE_RATIO) + 1
+    return round(((values * values - 1) / 12) ** 0.5 / mean_len(asked), 4)
+
+
 def case_len(asked: int) -> int:
     """The case's length: the draw's mean rounded half up (921.5 -> 922, 7372.5 -> 7373)."""
     return int(mean_len(asked) + 0.5)
@@ -405,7 +412,7 @@ def cases():
             # FACT (benchmark-tmpl.yml): --num-prompts 10 x CONC, the first CONC sent together
             inference = {"input_len": in_len, "output_len": out_len, "batch": None, "concurrency": conc,
                          "mode": "online", "kv_cache_dtype": g["kv"], "max_num_tokens": budget,
-                         "num_requests": 10 * conc}
+                         "num_requests": 10 * conc, "output_len_cv": len_cv(osl)}
             inferred = ["cluster.gpus_per_node", "parallel.dp", "parallel.pp", "inference.input_len",
                         "inference.output_len", "inference.kv_cache_dtype", "inference.max_num_tokens"]
             if g["precision"] == "fp4":

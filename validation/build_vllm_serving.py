@@ -575,7 +575,8 @@ def sglang_cases():
                     "parallel": {"tp": 8, **PARALLEL},
                     "inference": {"input_len": round(in_mean), "output_len": round(out_mean), "batch": None,
                                   "concurrency": c, "mode": "online", "kv_cache_dtype": "bf16",
-                                  "max_num_tokens": SGLANG_CHUNK, "num_requests": ok},
+                                  "max_num_tokens": SGLANG_CHUNK, "num_requests": ok,
+                                  "output_len_cv": round(((osl * osl - 1) / 12) ** 0.5 / out_mean, 4)},
                     "target": {"metric": metric, "value": value},
                     "also": {**{k: v for k, v in figures.items() if k != metric},
                              "requests_per_s": round(ok / dur, 4)},
@@ -589,7 +590,7 @@ def sglang_cases():
                               f"--num-prompts {ok} --max-concurrency {c}`: closed loop of {c} clients, "
                               f"{ok} requests in {dur:g} s. Lengths are not fixed: the default "
                               f"--random-range-ratio 0.0 draws each prompt and output length uniformly up to "
-                              f"the asked {isl}/{osl} tokens; the case uses the means of this run, {tin} input "
+                              f"the asked {isl}/{osl} tokens (output_len_cv: that draw's standard deviation over the run's mean output); the case uses the means of this run, {tin} input "
                               f"tokens / {ok} = {in_mean:.1f} and {tout} generated / {ok} = {out_mean:.1f} (so the "
                               f"prompt attention, which grows as the square of the length, is under-counted a "
                               f"little). Measured: {out_tps:g} output tok/s, mean TTFT {ttft:g} ms, mean ITL "
