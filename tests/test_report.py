@@ -85,6 +85,17 @@ def test_serving_report_says_the_number_formats_and_what_widening_costs():
     assert "numbers: FP8 weights (1 byte each) · FP8 KV cache" in fp8 and "widened" not in fp8
 
 
+def test_clients_in_lockstep_are_named_in_the_ttft_row():
+    """A closed loop of one output length: the TTFT row says how many prompts arrive together; a
+    spread of lengths (or a lone client) says nothing of it."""
+    rec, text = rendered(_serving("H100-SXM-80GB", "fp8", concurrency=16, mode="online"))
+    assert rec["serving"]["lockstep_group"] == 16
+    assert "prompts arrive 16 at a time" in text
+    for quiet in ({"concurrency": 16, "output_len_cv": 0.3}, {"concurrency": 1}):
+        rec, text = rendered(_serving("H100-SXM-80GB", "fp8", mode="online", **quiet))
+        assert "at a time" not in text
+
+
 def test_a_fixed_batch_above_what_the_token_budget_runs_waits_and_says_so():
     """An iteration carries at most max_num_tokens tokens: of a fixed batch above the largest it
     sustains, only that many decode at once (the same throughput and ITL as that batch) and the
