@@ -90,10 +90,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "nim_genai_perf.jsonl")
 
 COMMIT = "0e25b2e236211ad01ed2221bd2c1cfa5b3f47b55"
-SOURCE = (f"wbing520/ai-performance-engineering @{COMMIT[:8]}, code/ch10_inference/inference_gpu_cluster_sizing/"
-          "dataset/nim.csv: NVIDIA DLI course 'Sizing LLM Inference Systems' pre-collected NIM (TensorRT-LLM) "
-          "genai-perf benchmarks, described in the course's 02-Throughput-vs-Latency-Tradeoff.ipynb (same "
-          "repository @7494bae1)")
+SOURCE = (f"NIM genai-perf runs, NVIDIA DLI course 'Sizing LLM Inference Systems' (its pre-collected NIM "
+          f"(TensorRT-LLM) benchmarks: wbing520/ai-performance-engineering @{COMMIT[:8]}, code/ch10_inference/"
+          "inference_gpu_cluster_sizing/dataset/nim.csv, described in the course's "
+          "02-Throughput-vs-Latency-Tradeoff.ipynb, same repository @7494bae1)")
 
 #: CSV model name -> (id tag, case-format model block: Llama 3 = Llama 3.1 architecture at these sizes)
 MODELS = {

@@ -142,9 +142,9 @@ OUT = os.path.join(HERE, "trtllm09_dli.jsonl")
 
 COMMIT = "5a4d0c37a3231b2ff8a268df7f129be259c48a48"
 PATH = "code/ch11_inference/inference_gpu_cluster_sizing/dataset/trt_llm_0_9_0_dli.csv"
-SOURCE = (f"wbing520/ai-performance-engineering @{COMMIT[:8]}, {PATH}: NVIDIA DLI course 'Sizing LLM Inference "
-          "Systems' pre-collected TensorRT-LLM 0.9.0 benchmark (gptSessionBenchmark, static batching; method as "
-          "TensorRT-LLM 0.9.0 docs/source/performance.md)")
+SOURCE = (f"TensorRT-LLM 0.9.0 static batches, NVIDIA DLI course 'Sizing LLM Inference Systems' (its pre-collected "
+          f"benchmark: wbing520/ai-performance-engineering @{COMMIT[:8]}, {PATH}; gptSessionBenchmark, static "
+          "batching; method as TensorRT-LLM 0.9.0 docs/source/performance.md)")
 
 #: model code of ``ROWS`` -> (CSV Model, id tag, case-format model block)
 MODELS = {
