@@ -175,7 +175,7 @@ whole prefill. ``scripts/closed_loop_sim.py`` simulates such an engine (4-256 cl
 of 128-8192 tokens, next requests 2 ms after the last token): this mean is within 10% of the
 simulated one on average (at most 39% off); a discrete-uniform spread of lengths
 (InferenceMAX's [0.8 X, X]) dissolves the groups after the opening wave, and the steady state
-above holds (``output_len_cv`` > 0: less than half a token of spread counts as none). On the
+above holds (any spread above half a token, ``output_len_cv`` x ``output_len`` >= 0.5). On the
 NIM genai-perf runs of ``validation/nim_genai_perf.jsonl`` (fixed lengths, 1-250 clients) the
 mean TTFT's error is 28% with lockstep and 72% without.
 
