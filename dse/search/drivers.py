@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,17 @@ from .space import GPU_KNOB, SearchSpace
 
 #: The constraint every trial reports (<= 0 means feasible).
 CONSTRAINT = "memory_excess_gib"
+
+#: Set by the search's SIGTERM handler (:func:`dse.search.runner.resume_hint_on_interrupt`). The
+#: handler also raises KeyboardInterrupt, but a signal that lands while a library is cleaning up
+#: can see that exception swallowed: the drivers' loops check this before every batch, so the
+#: search still stops (as Ctrl-C does) within one batch.
+STOP_REQUESTED = threading.Event()
+
+
+def _stop_if_requested() -> None:
+    if STOP_REQUESTED.is_set():
+        raise KeyboardInterrupt("terminated by signal")
 
 
 @dataclass
@@ -233,6 +245,7 @@ class TrialLoop:
 
     def next_batch(self) -> int:
         """How many trials to ask now (0: stop)."""
+        _stop_if_requested()
         if _timed_out(self.ctx, self.start):
             return 0
         if time.monotonic() - self.last_reap >= self.ctx.heartbeat:
@@ -526,6 +539,7 @@ class ExhaustiveDriver:
             step = max(ctx.workers, 1) * (1 if ctx.timeout is not None else 2)
             groups = 0
             for i in range(0, len(todo), step):
+                _stop_if_requested()
                 elapsed = time.monotonic() - start
                 if _timed_out(ctx, start) or (ctx.timeout is not None and groups
                                               and elapsed + elapsed / groups > ctx.timeout):

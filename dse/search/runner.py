@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import single
-from .drivers import (DRIVERS, DriverReport, SearchContext, choose_mode, exhaustive_chunks, exhaustive_prefix,
-                      model_fingerprint)
+from .drivers import (DRIVERS, STOP_REQUESTED, DriverReport, SearchContext, choose_mode, exhaustive_chunks,
+                      exhaustive_prefix, model_fingerprint)
 from .enumerate import check_not_empty, unused_candidates
 from .results import CSV_MAX_ROWS
 from .storage import redact_url, redacted_command, storage_for
@@ -172,6 +172,7 @@ def resume_hint_on_interrupt(out: Path):
     then raise KeyboardInterrupt (the CLI exits 130). Completed trials and chunks are stored, and
     the trials left running are re-queued when the search resumes."""
     previous = None
+    STOP_REQUESTED.clear()
     if threading.current_thread() is threading.main_thread():
         # a batch scheduler's SIGTERM (Slurm, Kubernetes) ends the search as Ctrl-C does
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
@@ -191,7 +192,9 @@ def resume_hint_on_interrupt(out: Path):
 
 
 def _terminate_as_interrupt(signum: int, frame: Any) -> None:
-    """SIGTERM handler: stop the search the way Ctrl-C does (stored work kept, resume hint)."""
+    """SIGTERM handler: stop the search the way Ctrl-C does (stored work kept, resume hint); the
+    drivers also stop at their next batch should the exception be swallowed where it lands."""
+    STOP_REQUESTED.set()
     raise KeyboardInterrupt(f"terminated by signal {signum}")
 
 
